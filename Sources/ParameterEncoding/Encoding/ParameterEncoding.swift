@@ -1,0 +1,28 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Parameters
+
+/// Parameters to encode: string keys and any sendable values, nested as deeply as needed.
+public typealias Parameters = [String: any Sendable]
+
+// MARK: - ParameterEncoding
+
+/// A strategy that writes parameters into a request: its query string, or its body.
+///
+/// ```swift
+/// let request = try URLEncoding.queryString.encode(URLRequest(url: url), with: ["page": 2])
+/// ```
+public protocol ParameterEncoding: Sendable {
+    /// Returns a copy of the request with the parameters written into it.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request to start from.
+    ///   - parameters: The parameters; `nil` leaves the request as it is.
+    /// - Returns: The encoded request.
+    /// - Throws: ``ParameterEncodingError`` naming the parameter or part of the request at fault,
+    ///   or the error thrown while building the request.
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest
+}

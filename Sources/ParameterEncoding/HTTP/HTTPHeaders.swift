@@ -1,0 +1,166 @@
+import Foundation
+
+// MARK: - HTTPHeaders
+
+/// An ordered list of HTTP headers with case-insensitive names.
+///
+/// Each name appears at most once, as in `URLRequest`: ``add(_:)`` and ``update(_:)`` replace the
+/// value of a header whose name matches case-insensitively, keeping its position and spelling.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.add(.authorization(bearerToken: token))
+/// headers["accept"] // "application/json"
+/// ```
+public struct HTTPHeaders: Hashable, Sendable {
+    private var headers: [HTTPHeader] = []
+
+    /// Creates an empty list.
+    public init() {}
+
+    /// Creates a list from headers, in order; a later header replaces an earlier one of the same name.
+    ///
+    /// - Parameter headers: The headers.
+    public init(_ headers: [HTTPHeader]) {
+        headers.forEach { update($0) }
+    }
+
+    /// Creates a list from a dictionary, sorted by name so the order is the same in every run.
+    ///
+    /// - Parameter dictionary: Names and values.
+    public init(_ dictionary: [String: String]) {
+        for name in dictionary.keys.sorted() {
+            update(name: name, value: dictionary[name] ?? "")
+        }
+    }
+
+    /// Adds a header, or replaces the value of the header that has the same name.
+    ///
+    /// - Parameters:
+    ///   - name: The header name.
+    ///   - value: The header value.
+    public mutating func add(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Adds a header, or replaces the value of the header that has the same name.
+    ///
+    /// - Parameter header: The header.
+    public mutating func add(_ header: HTTPHeader) {
+        update(header)
+    }
+
+    /// Replaces the value of the header that has the same name, or appends the header.
+    ///
+    /// - Parameters:
+    ///   - name: The header name.
+    ///   - value: The header value.
+    public mutating func update(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Replaces the value of the header that has the same name, or appends the header.
+    ///
+    /// - Parameter header: The header.
+    public mutating func update(_ header: HTTPHeader) {
+        if let index = index(of: header.name) {
+            headers[index] = HTTPHeader(name: headers[index].name, value: header.value)
+        } else {
+            headers.append(header)
+        }
+    }
+
+    /// Removes the header with this name, ignoring case.
+    ///
+    /// - Parameter name: The header name.
+    public mutating func remove(name: String) {
+        if let index = index(of: name) {
+            headers.remove(at: index)
+        }
+    }
+
+    /// Sorts the headers by name, ignoring case.
+    public mutating func sort() {
+        headers.sort { $0.name.lowercased() < $1.name.lowercased() }
+    }
+
+    /// Returns the headers sorted by name, ignoring case.
+    ///
+    /// - Returns: A sorted copy.
+    public func sorted() -> HTTPHeaders {
+        var copy = self
+        copy.sort()
+        return copy
+    }
+
+    /// The value of the header with this name, ignoring case.
+    ///
+    /// - Parameter name: The header name.
+    /// - Returns: The value, or `nil` when there is no such header.
+    public func value(for name: String) -> String? {
+        index(of: name).map { headers[$0].value }
+    }
+
+    /// The value of a header, ignoring the case of its name; assigning `nil` removes it.
+    ///
+    /// - Parameter name: The header name.
+    public subscript(_ name: String) -> String? {
+        get { value(for: name) }
+        set {
+            if let newValue {
+                update(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
+    }
+
+    /// The headers as a dictionary, in the form `URLRequest.allHTTPHeaderFields` takes.
+    public var dictionary: [String: String] {
+        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Checks every header with ``HTTPHeader/validate()``.
+    ///
+    /// - Throws: ``ParameterEncodingError`` naming the first refused header.
+    public func validate() throws {
+        for header in headers {
+            try header.validate()
+        }
+    }
+
+    private func index(of name: String) -> Int? {
+        headers.firstIndex { Self.namesMatch($0.name, name) }
+    }
+
+    /// ASCII case-insensitive comparison, without allocating lowercased copies.
+    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        return zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}
+
+// MARK: Collection
+
+extension HTTPHeaders: RandomAccessCollection {
+    /// The position of the first header.
+    public var startIndex: Int { headers.startIndex }
+    /// The position past the last header.
+    public var endIndex: Int { headers.endIndex }
+
+    /// The header at a position.
+    ///
+    /// - Parameter position: A valid index.
+    public subscript(position: Int) -> HTTPHeader { headers[position] }
+}
+
+// MARK: CustomStringConvertible
+
+extension HTTPHeaders: CustomStringConvertible {
+    /// One `Name: Value` line per header.
+    public var description: String {
+        headers.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,77 @@
+// MARK: - URLEncoding + query
+
+extension URLEncoding {
+    /// Percent-encodes a string with this encoding's ``escaping`` table.
+    ///
+    /// ```swift
+    /// URLEncoding.default.escape("a b&c") // "a%20b%26c"
+    /// ```
+    ///
+    /// - Parameter string: The text to encode.
+    /// - Returns: The encoded text.
+    public func escape(_ string: String) -> String {
+        escaping.escape(string)
+    }
+
+    /// Builds a query string from parameters, keys sorted at every level.
+    ///
+    /// ```swift
+    /// try URLEncoding.default.query(["foo": ["a", 1, true]]) // "foo%5B%5D=a&foo%5B%5D=1&foo%5B%5D=1"
+    /// ```
+    ///
+    /// - Parameter parameters: The parameters.
+    /// - Returns: `key=value` pairs joined by `&`, without a leading `?`.
+    /// - Throws: ``ParameterEncodingError`` with code ``ParameterEncodingError/Code/nestingTooDeep``
+    ///   and the key path when containers nest deeper than ``ParameterEncodingError/maximumDepth``.
+    public func query(_ parameters: Parameters) throws -> String {
+        var writer = QueryWriter(self, capacity: parameters.count * 24)
+        try writer.write(parameters)
+        return String(decoding: writer.output, as: UTF8.self)
+    }
+
+    /// Builds a query string from ordered pairs, in the order given.
+    ///
+    /// - Parameter pairs: Keys and values. Nested dictionaries are still sorted.
+    /// - Returns: `key=value` pairs joined by `&`.
+    /// - Throws: As ``query(_:)-(Parameters)``.
+    public func query(_ pairs: KeyValuePairs<String, any Sendable>) throws -> String {
+        var writer = QueryWriter(self, capacity: pairs.count * 24)
+        try writer.write(orderedPairs: pairs.lazy.map { ($0.key, $0.value) })
+        return String(decoding: writer.output, as: UTF8.self)
+    }
+
+    /// Builds a query string from ordered pairs, in the order given.
+    ///
+    /// - Parameter pairs: Keys and values. Nested dictionaries are still sorted.
+    /// - Returns: `key=value` pairs joined by `&`.
+    /// - Throws: As ``query(_:)-(Parameters)``.
+    public func query(_ pairs: [(String, any Sendable)]) throws -> String {
+        var writer = QueryWriter(self, capacity: pairs.count * 24)
+        try writer.write(orderedPairs: pairs)
+        return String(decoding: writer.output, as: UTF8.self)
+    }
+
+    /// The escaped pairs one key and its value flatten into, in order.
+    ///
+    /// ```swift
+    /// try URLEncoding.default.queryComponents(fromKey: "a", value: ["b": [1, 2]])
+    /// // [("a%5Bb%5D%5B%5D", "1"), ("a%5Bb%5D%5B%5D", "2")]
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key, unescaped.
+    ///   - value: The value: a scalar, an array, a dictionary, or any nesting of them.
+    /// - Returns: Escaped key and value of each pair.
+    /// - Throws: As ``query(_:)-(Parameters)``.
+    public func queryComponents(fromKey key: String, value: Any) throws -> [(String, String)] {
+        var writer = QueryWriter(self)
+        try writer.writeTopLevel(key, value, depth: 1)
+        // `&` and `=` are always escaped inside keys and values, so they split the output exactly.
+        return writer.output.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(decoding: parts[0], as: UTF8.self)
+            let value = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : ""
+            return (name, value)
+        }
+    }
+}
