@@ -1,0 +1,202 @@
+import Foundation
+
+// MARK: - BinaryPropertyListWriter
+
+/// Writes a normalized value tree (see ``SerializableValue``) as a `bplist00` binary property list.
+///
+/// `PropertyListSerialization` writes dictionaries in hash order, which changes from one process
+/// to the next; this writer sorts keys, so the same parameters give the same bytes in every run.
+/// Objects are written children first; the offset table maps object numbers to byte offsets.
+struct BinaryPropertyListWriter {
+    private var bytes: [UInt8] = Array("bplist00".utf8)
+    private var offsets: [Int] = []
+    private let referenceSize: Int
+
+    private init(objectCount: Int) {
+        referenceSize = Self.byteWidth(for: UInt64(objectCount))
+        offsets.reserveCapacity(objectCount)
+    }
+
+    /// Encodes a tree made of `[String: Any]`, `[Any]`, `String`, `Bool`, integers, `Double`,
+    /// `NSNumber`, `Date` and `Data`.
+    static func encode(_ root: Any) throws -> Data {
+        var writer = BinaryPropertyListWriter(objectCount: try countObjects(root))
+        let top = try writer.write(root)
+        return writer.finish(topObject: top)
+    }
+
+    private static func countObjects(_ value: Any) throws -> Int {
+        if let dictionary = value as? [String: Any] {
+            return try dictionary.values.reduce(1 + dictionary.count) { $0 + (try countObjects($1)) }
+        }
+        if let array = value as? [Any] {
+            return try array.reduce(1) { $0 + (try countObjects($1)) }
+        }
+        return 1
+    }
+
+    // MARK: Objects
+
+    /// Writes one object (after its children) and returns its object number.
+    private mutating func write(_ value: Any) throws -> Int {
+        if let dictionary = value as? [String: Any] {
+            let keys = dictionary.keys.sorted()
+            let keyReferences = keys.map { writeString($0) }
+            var valueReferences: [Int] = []
+            valueReferences.reserveCapacity(keys.count)
+            for key in keys {
+                if let element = dictionary[key] { valueReferences.append(try write(element)) }
+            }
+            return beginObject {
+                $0.writeMarker(0xD0, count: keys.count)
+                for reference in keyReferences + valueReferences { $0.writeReference(reference) }
+            }
+        }
+        if let array = value as? [Any] {
+            let references = try array.map { try write($0) }
+            return beginObject {
+                $0.writeMarker(0xA0, count: references.count)
+                for reference in references { $0.writeReference(reference) }
+            }
+        }
+        if let string = value as? String {
+            return writeString(string)
+        }
+        if let bool = value as? Bool, type(of: value) == Bool.self {
+            return beginObject { $0.bytes.append(bool ? 0x09 : 0x08) }
+        }
+        if let integer = value as? Int, type(of: value) == Int.self {
+            return beginObject { $0.writeInteger(Int64(integer)) }
+        }
+        if let double = value as? Double, type(of: value) == Double.self {
+            return beginObject { $0.writeReal(double) }
+        }
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            return beginObject { $0.writeNumber(number) }
+        }
+        if let integer = value as? any BinaryInteger {
+            if let signed = Int64(exactly: integer) {
+                return beginObject { $0.writeInteger(signed) }
+            }
+            if let unsigned = UInt64(exactly: integer) {
+                return beginObject { $0.writeUnsigned(unsigned) }
+            }
+        }
+        if let date = value as? Date {
+            return beginObject {
+                $0.bytes.append(0x33)
+                $0.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, width: 8)
+            }
+        }
+        if let data = value as? Data {
+            return beginObject {
+                $0.writeMarker(0x40, count: data.count)
+                $0.bytes.append(contentsOf: data)
+            }
+        }
+        throw ParameterEncodingError(
+            .invalidPropertyListValue,
+            detail: "values of type \(String(reflecting: type(of: value))) are not supported",
+            path: []
+        )
+    }
+
+    private mutating func beginObject(_ body: (inout BinaryPropertyListWriter) -> Void) -> Int {
+        offsets.append(bytes.count)
+        body(&self)
+        return offsets.count - 1
+    }
+
+    private mutating func writeString(_ string: String) -> Int {
+        beginObject { writer in
+            if string.utf8.allSatisfy({ $0 < 0x80 }) {
+                writer.writeMarker(0x50, count: string.utf8.count)
+                writer.bytes.append(contentsOf: string.utf8)
+            } else {
+                let units = Array(string.utf16)
+                writer.writeMarker(0x60, count: units.count)
+                for unit in units { writer.appendBigEndian(UInt64(unit), width: 2) }
+            }
+        }
+    }
+
+    private mutating func writeNumber(_ number: NSNumber) {
+        switch String(cString: number.objCType) {
+        case "f", "d":
+            writeReal(number.doubleValue)
+        case "Q", "L":
+            writeUnsigned(number.uint64Value)
+        default:
+            writeInteger(number.int64Value)
+        }
+    }
+
+    private mutating func writeReal(_ double: Double) {
+        bytes.append(0x23)
+        appendBigEndian(double.bitPattern, width: 8)
+    }
+
+    private mutating func writeInteger(_ value: Int64) {
+        guard value >= 0 else {
+            bytes.append(0x13)
+            return appendBigEndian(UInt64(bitPattern: value), width: 8)
+        }
+        let width = Self.byteWidth(for: UInt64(value))
+        bytes.append(0x10 | UInt8(width.trailingZeroBitCount))
+        appendBigEndian(UInt64(value), width: width)
+    }
+
+    /// Values above `Int64.max` take the 16-byte integer form, which readers treat as unsigned.
+    private mutating func writeUnsigned(_ value: UInt64) {
+        guard value > UInt64(Int64.max) else { return writeInteger(Int64(value)) }
+        bytes.append(0x14)
+        appendBigEndian(0, width: 8)
+        appendBigEndian(value, width: 8)
+    }
+
+    /// A type marker whose low nibble holds `count`, or `0xF` followed by an integer object.
+    private mutating func writeMarker(_ marker: UInt8, count: Int) {
+        if count < 15 {
+            bytes.append(marker | UInt8(count))
+        } else {
+            bytes.append(marker | 0x0F)
+            writeInteger(Int64(count))
+        }
+    }
+
+    private mutating func writeReference(_ reference: Int) {
+        appendBigEndian(UInt64(reference), width: referenceSize)
+    }
+
+    private mutating func appendBigEndian(_ value: UInt64, width: Int) {
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+
+    // MARK: Trailer
+
+    private mutating func finish(topObject: Int) -> Data {
+        let offsetTableStart = bytes.count
+        let offsetSize = Self.byteWidth(for: UInt64(offsetTableStart))
+        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize) }
+        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])  // unused
+        bytes.append(0)  // sort version
+        bytes.append(UInt8(offsetSize))
+        bytes.append(UInt8(referenceSize))
+        appendBigEndian(UInt64(offsets.count), width: 8)
+        appendBigEndian(UInt64(topObject), width: 8)
+        appendBigEndian(UInt64(offsetTableStart), width: 8)
+        return Data(bytes)
+    }
+
+    /// 1, 2, 4 or 8: the fewest bytes that hold `value`.
+    private static func byteWidth(for value: UInt64) -> Int {
+        switch value {
+        case ..<0x100: 1
+        case ..<0x1_0000: 2
+        case ..<0x1_0000_0000: 4
+        default: 8
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - JSONEncoding
+
+/// Writes parameters as a JSON body, with `Content-Type: application/json` unless one is set.
+///
+/// Object keys are always written sorted, so the same parameters give the same bytes in every
+/// run; ``sortedKeys`` is kept for source compatibility with Alamofire.
+///
+/// ```swift
+/// let request = try JSONEncoding.default.encode(URLRequest(url: url, method: .post), with: ["name": "Arthur"])
+/// ```
+public struct JSONEncoding: ParameterEncoding {
+    /// Options passed to `JSONSerialization`; `.sortedKeys` is always added.
+    public let options: JSONSerialization.WritingOptions
+
+    /// Creates a JSON encoding.
+    ///
+    /// - Parameter options: Writing options, such as `.prettyPrinted`, `.withoutEscapingSlashes`
+    ///   or `.fragmentsAllowed`. Empty by default.
+    public init(options: JSONSerialization.WritingOptions = []) {
+        self.options = options
+    }
+
+    /// Compact JSON.
+    public static var `default`: JSONEncoding { JSONEncoding() }
+    /// Indented JSON.
+    public static var prettyPrinted: JSONEncoding { JSONEncoding(options: .prettyPrinted) }
+    /// Compact JSON with sorted keys (which every encoding here writes anyway).
+    public static var sortedKeys: JSONEncoding { JSONEncoding(options: .sortedKeys) }
+
+    /// Returns the request with the parameters as its JSON body.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request to start from.
+    ///   - parameters: The parameters; `nil` leaves the request unchanged, `[:]` writes `{}`.
+    /// - Returns: The encoded request.
+    /// - Throws: ``ParameterEncodingError`` naming the key path of a value JSON cannot hold
+    ///   (NaN, infinity, a non-string key, an unsupported type), or the error thrown while
+    ///   building the request.
+    public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        guard let parameters else { return try urlRequest.asURLRequest() }
+        return try encode(urlRequest, withJSONObject: parameters)
+    }
+
+    /// Returns the request with any JSON value, such as a top-level array, as its body.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request to start from.
+    ///   - jsonObject: An array or dictionary (or, with `.fragmentsAllowed`, a scalar); `nil`
+    ///     leaves the request unchanged.
+    /// - Returns: The encoded request.
+    /// - Throws: As ``encode(_:with:)``.
+    public func encode(_ urlRequest: any URLRequestConvertible, withJSONObject jsonObject: (any Sendable)?) throws -> URLRequest {
+        var request = try urlRequest.asURLRequest()
+        guard let jsonObject else { return request }
+        let data = try data(for: jsonObject)
+        request.setContentTypeIfAbsent("application/json")
+        request.httpBody = data
+        return request
+    }
+
+    /// Returns the JSON text of a value, without any request.
+    ///
+    /// - Parameter jsonObject: An array or dictionary (or, with `.fragmentsAllowed`, a scalar).
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: As ``encode(_:with:)``.
+    public func data(for jsonObject: any Sendable) throws -> Data {
+        let normalized = try SerializableValue.normalize(jsonObject, for: .json)
+        guard options.contains(.fragmentsAllowed) || normalized is [String: Any] || normalized is [Any] else {
+            throw ParameterEncodingError(
+                .invalidJSONValue,
+                detail: "the top-level value must be an array or an object unless .fragmentsAllowed is set"
+            )
+        }
+        do {
+            return try JSONSerialization.data(withJSONObject: normalized, options: options.union(.sortedKeys))
+        } catch {
+            throw ParameterEncodingError(.serializationFailed, detail: "JSONSerialization failed", underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - PropertyListEncoding
+
+/// Writes parameters as a property-list body, with `Content-Type: application/x-plist` unless
+/// one is set.
+///
+/// Property lists hold strings, numbers, booleans, dates, data, arrays and string-keyed
+/// dictionaries; anything else, `nil` included, is an error naming its key path.
+///
+/// Both formats write dictionary keys sorted, so the same parameters give the same bytes in
+/// every run. Binary property lists come from this package's own `bplist00` writer, because
+/// `PropertyListSerialization` writes them in hash order; XML comes from
+/// `PropertyListSerialization`.
+public struct PropertyListEncoding: ParameterEncoding {
+    /// The format: `.xml` or `.binary`.
+    public let format: PropertyListSerialization.PropertyListFormat
+    /// Options passed to `PropertyListSerialization` (currently unused by Foundation).
+    public let options: PropertyListSerialization.WriteOptions
+
+    /// Creates a property-list encoding.
+    ///
+    /// - Parameters:
+    ///   - format: `.xml` (the default) or `.binary`.
+    ///   - options: Write options; `0` by default.
+    public init(format: PropertyListSerialization.PropertyListFormat = .xml, options: PropertyListSerialization.WriteOptions = 0) {
+        self.format = format
+        self.options = options
+    }
+
+    /// XML property lists.
+    public static var `default`: PropertyListEncoding { PropertyListEncoding() }
+    /// XML property lists.
+    public static var xml: PropertyListEncoding { PropertyListEncoding(format: .xml) }
+    /// Binary property lists.
+    public static var binary: PropertyListEncoding { PropertyListEncoding(format: .binary) }
+
+    /// Returns the request with the parameters as its property-list body.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request to start from.
+    ///   - parameters: The parameters; `nil` leaves the request unchanged.
+    /// - Returns: The encoded request.
+    /// - Throws: ``ParameterEncodingError`` naming the key path of a value a property list cannot
+    ///   hold, ``ParameterEncodingError/Code/serializationFailed`` when Foundation fails, or the
+    ///   error thrown while building the request.
+    public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        var request = try urlRequest.asURLRequest()
+        guard let parameters else { return request }
+        let data = try data(for: parameters)
+        request.setContentTypeIfAbsent("application/x-plist")
+        request.httpBody = data
+        return request
+    }
+
+    /// Returns the property list of a value, without any request.
+    ///
+    /// - Parameter propertyList: A dictionary, array or scalar property-list value.
+    /// - Returns: The encoded property list.
+    /// - Throws: As ``encode(_:with:)``.
+    public func data(for propertyList: any Sendable) throws -> Data {
+        let normalized = try SerializableValue.normalize(propertyList, for: .propertyList)
+        if format == .binary {
+            return try BinaryPropertyListWriter.encode(normalized)
+        }
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: normalized, format: format, options: options)
+        } catch {
+            throw ParameterEncodingError(
+                .serializationFailed,
+                detail: "PropertyListSerialization could not write the \(format) format",
+                underlyingError: error
+            )
+        }
+    }
+}
