@@ -40,7 +40,7 @@ struct BinaryPropertyListWriter {
     /// Writes one object (after its children) and returns its object number.
     private mutating func write(_ value: Any) throws -> Int {
         if let dictionary = value as? [String: Any] {
-            let keys = dictionary.keys.sorted()
+            let keys = KeyOrder.sorted(Array(dictionary.keys))
             let keyReferences = keys.map { writeString($0) }
             var valueReferences: [Int] = []
             valueReferences.reserveCapacity(keys.count)

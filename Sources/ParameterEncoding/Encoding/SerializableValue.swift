@@ -170,6 +170,6 @@ extension ArraySlice: SerializableSequence {
 extension Set: SerializableSequence {
     /// Sorted by description, so the output is the same in every run.
     var serializableElements: [Any] {
-        map { $0 as Any }.sorted { String(describing: $0) < String(describing: $1) }
+        KeyOrder.sorted(map { $0 as Any }) { String(describing: $0) }
     }
 }

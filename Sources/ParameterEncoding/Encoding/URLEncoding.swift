@@ -93,7 +93,7 @@ public struct URLEncoding: ParameterEncoding {
     public func encode(_ urlRequest: any URLRequestConvertible, withOrderedPairs pairs: KeyValuePairs<String, any Sendable>) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
         var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs.lazy.map { ($0.key, $0.value) })
+        try writer.write(orderedPairs: pairs.map { (key: $0.key, value: $0.value as Any) })
         return try apply(writer.output, to: request)
     }
 
@@ -107,7 +107,7 @@ public struct URLEncoding: ParameterEncoding {
     public func encode(_ urlRequest: any URLRequestConvertible, withOrderedPairs pairs: [(String, any Sendable)]) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
         var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs)
+        try writer.write(orderedPairs: pairs.map { (key: $0.0, value: $0.1 as Any) })
         return try apply(writer.output, to: request)
     }
 

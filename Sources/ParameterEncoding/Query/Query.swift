@@ -36,7 +36,7 @@ extension URLEncoding {
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: KeyValuePairs<String, any Sendable>) throws -> String {
         var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs.lazy.map { ($0.key, $0.value) })
+        try writer.write(orderedPairs: pairs.map { (key: $0.key, value: $0.value as Any) })
         return String(decoding: writer.output, as: UTF8.self)
     }
 
@@ -47,7 +47,7 @@ extension URLEncoding {
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: [(String, any Sendable)]) throws -> String {
         var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs)
+        try writer.write(orderedPairs: pairs.map { (key: $0.0, value: $0.1 as Any) })
         return String(decoding: writer.output, as: UTF8.self)
     }
 
@@ -65,7 +65,7 @@ extension URLEncoding {
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func queryComponents(fromKey key: String, value: Any) throws -> [(String, String)] {
         var writer = QueryWriter(self)
-        try writer.writeTopLevel(key, value, depth: 1)
+        try writer.write(orderedPairs: [(key: key, value: value)])
         // `&` and `=` are always escaped inside keys and values, so they split the output exactly.
         return writer.output.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)

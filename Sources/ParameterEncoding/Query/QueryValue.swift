@@ -3,12 +3,12 @@ import Foundation
 // MARK: - Value dispatch
 
 extension QueryWriter {
-    /// Writes one value under the current key, descending into containers.
+    /// Writes one value under the current key; a container is opened for the walk to continue.
     ///
     /// The common types are recognised by an exact type comparison, which is cheaper than a
     /// cast and never bridges (an `NSNumber` must not be read as an `Int`, nor an `Optional` as
     /// its payload before `nilEncoding` has had its say).
-    mutating func write(_ value: Any, depth: Int) throws {
+    mutating func write(_ value: Any, rawKey: String) throws {
         let type = type(of: value)
         if type == String.self, let string = value as? String {
             return writePair(text: string)
@@ -22,20 +22,23 @@ extension QueryWriter {
         if type == Double.self, let double = value as? Double {
             return writePair(text: double.description)
         }
-        try writeUncommon(value, type: type, depth: depth)
+        try writeUncommon(value, rawKey: rawKey)
     }
 
-    private mutating func writeUncommon(_ value: Any, type: Any.Type, depth: Int) throws {
-        if let optional = value as? any OptionalParameter {
+    private mutating func writeUncommon(_ value: Any, rawKey: String) throws {
+        var value = value
+        while let optional = value as? any OptionalParameter {
             guard let wrapped = optional.wrappedParameter else { return writeNil() }
-            return try write(wrapped, depth: depth)
+            value = wrapped
         }
-        if type is NSNumber.Type, let number = value as? NSNumber {
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             return number.isBoolean ? writePair(bool: number.boolValue) : writePair(text: number.description)
         }
         if let container = value as? any QueryContainer {
-            try enter(depth: depth + 1)
-            return try container.writeQueryEntries(into: &self, depth: depth + 1)
+            return try push(container.queryChildren, rawKey: rawKey)
+        }
+        if let dictionary = value as? any DescribedKeyContainer {
+            return try push(.described(dictionary.describedEntries), rawKey: rawKey)
         }
         if let scalar = value as? any QueryScalar {
             return scalar.writeQueryPair(into: &self)
@@ -47,29 +50,37 @@ extension QueryWriter {
             return writePair(text: string)
         }
         if let dictionary = value as? NSDictionary {
-            try enter(depth: depth + 1)
-            return try writeDescribedEntries(dictionary.map { ($0.key, $0.value) }, depth: depth + 1)
+            return try push(.described(dictionary.map { (key: $0.key, value: $0.value) }), rawKey: rawKey)
         }
         if let array = value as? NSArray {
-            try enter(depth: depth + 1)
-            for (index, element) in array.enumerated() {
-                try writeElement(at: index, element, depth: depth + 1)
-            }
-            return
+            return try push(.indexed(array.map { $0 }), rawKey: rawKey)
         }
         writePair(text: String(describing: value))
     }
+}
 
-    /// Writes entries whose keys are not strings, keyed and sorted by their description.
-    mutating func writeDescribedEntries(_ entries: [(key: Any, value: Any)], depth: Int) throws {
-        let described = entries
-            .map { (key: String(describing: $0.key), value: $0.value) }
-            .sorted { lhs, rhs in
-                lhs.key != rhs.key ? lhs.key < rhs.key : String(describing: lhs.value) < String(describing: rhs.value)
-            }
-        for entry in described {
-            try writeEntry(entry.key, entry.value, depth: depth)
+// MARK: - QueryChildren
+
+/// The children of a container, in the order they are written.
+enum QueryChildren {
+    /// Named children: dictionary entries (sorted) or ordered pairs (as given).
+    case keyed([(key: String, value: Any)])
+    /// Array elements.
+    case indexed([Any])
+
+    var count: Int {
+        switch self {
+        case .keyed(let entries): entries.count
+        case .indexed(let elements): elements.count
         }
+    }
+
+    /// Entries whose keys are not strings, keyed and sorted by their description (then by the
+    /// description of their value, so even colliding descriptions come out in one order).
+    static func described(_ entries: [(key: Any, value: Any)]) -> QueryChildren {
+        let described = entries.map { (key: String(describing: $0.key), value: $0.value) }
+        // NUL sorts before every other scalar, so this orders by key, then by value.
+        return .keyed(KeyOrder.sorted(described) { $0.key + "\u{0}" + String(describing: $0.value) })
     }
 }
 
@@ -88,81 +99,58 @@ extension Optional: OptionalParameter {
 
 /// A container the writer descends into.
 protocol QueryContainer {
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws
+    var queryChildren: QueryChildren { get }
 }
 
-extension Dictionary: QueryContainer {
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws {
-        // A same-type cast is an identity check in the runtime: no copy, no per-element work.
-        if let stringKeyed = self as? [String: Value] {
-            try stringKeyed.writeSortedEntries(into: &writer, depth: depth)
-        } else {
-            try writer.writeDescribedEntries(map { (key: $0.key as Any, value: $0.value as Any) }, depth: depth)
-        }
+extension Dictionary: QueryContainer where Key == String {
+    var queryChildren: QueryChildren {
+        let keys = Array(self.keys)
+        let values = Array(self.values)
+        return .keyed(KeyOrder.sortedIndices(keys).map { (key: keys[$0], value: values[$0] as Any) })
     }
 }
 
-extension Dictionary where Key == String {
-    /// Writes entries in `String` `<` order of their keys.
-    func writeSortedEntries(into writer: inout QueryWriter, depth: Int) throws {
-        if count == 1, let (key, value) = first {
-            return try writer.writeEntry(key, value, depth: depth)
-        }
-        for key in keys.sorted() {
-            if let value = self[key] {
-                try writer.writeEntry(key, value, depth: depth)
-            }
-        }
+/// A dictionary whose keys are not strings; its keys are written as their description.
+protocol DescribedKeyContainer {
+    var describedEntries: [(key: Any, value: Any)] { get }
+}
+
+extension Dictionary: DescribedKeyContainer {
+    var describedEntries: [(key: Any, value: Any)] {
+        map { (key: $0.key as Any, value: $0.value as Any) }
     }
 }
 
 extension KeyValuePairs: QueryContainer where Key == String {
     /// Ordered pairs keep the caller's order.
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws {
-        for (key, value) in self {
-            try writer.writeEntry(key, value, depth: depth)
-        }
+    var queryChildren: QueryChildren {
+        .keyed(map { (key: $0.key, value: $0.value as Any) })
     }
 }
 
 extension Array: QueryContainer {
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws {
+    var queryChildren: QueryChildren {
         // `[(String, any Sendable)]` is a list of ordered pairs, not an array of tuples.
         if Element.self == (String, any Sendable).self, let pairs = self as? [(String, any Sendable)] {
-            for (key, value) in pairs {
-                try writer.writeEntry(key, value, depth: depth)
-            }
-            return
+            return .keyed(pairs.map { (key: $0.0, value: $0.1 as Any) })
         }
-        try writer.writeElements(self, depth: depth)
+        return .indexed(map { $0 as Any })
     }
 }
 
 extension ContiguousArray: QueryContainer {
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws {
-        try writer.writeElements(self, depth: depth)
-    }
+    var queryChildren: QueryChildren { .indexed(map { $0 as Any }) }
 }
 
 extension ArraySlice: QueryContainer {
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws {
-        try writer.writeElements(self, depth: depth)
-    }
+    var queryChildren: QueryChildren { .indexed(map { $0 as Any }) }
 }
 
 extension Set: QueryContainer {
     /// A set has no order of its own; its elements are written sorted by their description so
     /// the output is the same in every run.
-    func writeQueryEntries(into writer: inout QueryWriter, depth: Int) throws {
-        try writer.writeElements(map { $0 as Any }.sorted { String(describing: $0) < String(describing: $1) }, depth: depth)
-    }
-}
-
-extension QueryWriter {
-    mutating func writeElements<Elements: Collection>(_ elements: Elements, depth: Int) throws {
-        for (index, element) in elements.enumerated() {
-            try writeElement(at: index, element, depth: depth)
-        }
+    var queryChildren: QueryChildren {
+        .indexed(KeyOrder.sorted(map { $0 as Any }) { String(describing: $0) })
     }
 }
 

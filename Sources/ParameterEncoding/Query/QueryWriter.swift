@@ -2,9 +2,11 @@
 
 /// Flattens parameters into `key=value&key=value` bytes in one pass.
 ///
-/// The escaped key of the current position is kept in ``key`` and grows and shrinks as the
-/// writer descends into containers, so nested keys like `a[b][]` are never built as strings and
-/// never escaped twice. Errors carry the key path, which each level adds while the error travels up.
+/// The walk is iterative: open containers live on ``stack``, not on the call stack, so any depth
+/// up to ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack. The
+/// escaped key of the current position is kept in ``key`` and grows and shrinks as the walk
+/// enters and leaves containers, so nested keys like `a[b][]` are never built as strings and
+/// never escaped twice.
 struct QueryWriter {
     let escaping: URLEncoding.Escaping
     let arrayEncoding: URLEncoding.ArrayEncoding
@@ -15,13 +17,27 @@ struct QueryWriter {
     var output: [UInt8] = []
     /// The escaped key of the value being written.
     private var key: [UInt8] = []
-    /// The unescaped key, kept only for ``URLEncoding/ArrayEncoding/custom(_:)``, which is given it.
-    private var rawKey = ""
+    /// Open containers, outermost first.
+    private var stack: [Frame] = []
+    /// Whether keys must also be kept unescaped, for ``URLEncoding/ArrayEncoding/custom(_:)``.
     private let tracksRawKey: Bool
     /// Whether integers can be written without consulting the escaping table.
     private let digitsAreAllowed: Bool
     private let openBracket: [UInt8]
     private let closeBracket: [UInt8]
+
+    /// An open container and the position of the next child to write.
+    private struct Frame {
+        let children: QueryChildren
+        var next = 0
+        /// Length of ``QueryWriter/key`` for the container itself.
+        let keyMark: Int
+        /// The container's key, unescaped and escaped; kept only for custom array keys, which
+        /// replace the whole key rather than extend it.
+        let rawKey: String
+        let savedKey: [UInt8]?
+        let isTopLevel: Bool
+    }
 
     init(_ encoding: URLEncoding, capacity: Int = 0) {
         escaping = encoding.escaping
@@ -44,101 +60,95 @@ struct QueryWriter {
 
     /// Writes a dictionary's entries with keys sorted at every level.
     mutating func write(_ parameters: [String: any Sendable]) throws {
-        try parameters.writeQueryEntries(into: &self, depth: 1)
+        try run(parameters.queryChildren)
     }
 
     /// Writes pairs in the order given; nested dictionaries are still sorted.
-    mutating func write<Pairs: Sequence>(orderedPairs pairs: Pairs) throws where Pairs.Element == (String, any Sendable) {
-        for (name, value) in pairs {
-            try writeTopLevel(name, value, depth: 1)
-        }
+    mutating func write(orderedPairs pairs: [(key: String, value: Any)]) throws {
+        try run(.keyed(pairs))
     }
 
-    /// Writes one top-level key and its value.
-    mutating func writeTopLevel(_ name: String, _ value: Any, depth: Int) throws {
+    // MARK: Walk
+
+    private mutating func run(_ root: QueryChildren) throws {
         key.removeAll(keepingCapacity: true)
-        escaping.append(name, to: &key)
-        if tracksRawKey { rawKey = name }
-        do {
-            try write(value, depth: depth)
-        } catch var error as ParameterEncodingError {
-            error.prepend(.key(name))
-            throw error
+        stack.removeAll(keepingCapacity: true)
+        stack.append(Frame(children: root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true))
+        while let top = stack.indices.last {
+            let index = stack[top].next
+            guard index < stack[top].children.count else {
+                stack.removeLast()
+                continue
+            }
+            stack[top].next = index + 1
+            if let savedKey = stack[top].savedKey {
+                key = savedKey
+            } else {
+                key.removeSubrange(stack[top].keyMark...)
+            }
+            var rawKey = ""
+            let value: Any
+            switch stack[top].children {
+            case .keyed(let entries):
+                let name = entries[index].key
+                value = entries[index].value
+                if stack[top].isTopLevel {
+                    escaping.append(name, to: &key)
+                    if tracksRawKey { rawKey = name }
+                } else {
+                    key.append(contentsOf: openBracket)
+                    escaping.append(name, to: &key)
+                    key.append(contentsOf: closeBracket)
+                    if tracksRawKey { rawKey = stack[top].rawKey + "[" + name + "]" }
+                }
+            case .indexed(let elements):
+                value = elements[index]
+                switch arrayEncoding {
+                case .brackets:
+                    key.append(contentsOf: openBracket)
+                    key.append(contentsOf: closeBracket)
+                case .noBrackets:
+                    break
+                case .indexInBrackets:
+                    key.append(contentsOf: openBracket)
+                    Self.appendInteger(index, to: &key, escaping: escaping, digitsAreAllowed: digitsAreAllowed)
+                    key.append(contentsOf: closeBracket)
+                case .custom(let makeKey):
+                    rawKey = makeKey(stack[top].rawKey, index)
+                    key.removeAll(keepingCapacity: true)
+                    escaping.append(rawKey, to: &key)
+                }
+            }
+            try write(value, rawKey: rawKey)
         }
     }
 
-    // MARK: Containers
-
-    /// Checks the depth of a container about to be entered.
-    func enter(depth: Int) throws {
-        guard depth <= ParameterEncodingError.maximumDepth else {
+    /// Opens a container below the current key.
+    mutating func push(_ children: QueryChildren, rawKey: String) throws {
+        guard stack.count < ParameterEncodingError.maximumDepth else {
             throw ParameterEncodingError(
                 .nestingTooDeep,
                 detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
-                path: []
+                path: currentPath()
             )
         }
+        guard children.count > 0 else { return }
+        stack.append(Frame(
+            children: children,
+            keyMark: key.count,
+            rawKey: rawKey,
+            savedKey: tracksRawKey ? key : nil,
+            isTopLevel: false
+        ))
     }
 
-    /// Writes `value` under `key[name]`, or `name` at the top level (`depth == 1`).
-    mutating func writeEntry(_ name: String, _ value: Any, depth: Int) throws {
-        if depth == 1 {
-            return try writeTopLevel(name, value, depth: depth)
-        }
-        let mark = key.count
-        key.append(contentsOf: openBracket)
-        escaping.append(name, to: &key)
-        key.append(contentsOf: closeBracket)
-        let savedRawKey = rawKey
-        if tracksRawKey { rawKey += "[" + name + "]" }
-        defer {
-            key.removeSubrange(mark...)
-            if tracksRawKey { rawKey = savedRawKey }
-        }
-        do {
-            try write(value, depth: depth)
-        } catch var error as ParameterEncodingError {
-            error.prepend(.key(name))
-            throw error
-        }
-    }
-
-    /// Writes the element at `index` of an array under the key `arrayEncoding` gives it.
-    mutating func writeElement(at index: Int, _ value: Any, depth: Int) throws {
-        if case .custom(let makeKey) = arrayEncoding {
-            let savedKey = key
-            let savedRawKey = rawKey
-            defer {
-                key = savedKey
-                rawKey = savedRawKey
+    /// The key path of the value being written, read off the open containers.
+    private func currentPath() -> [KeyPathComponent] {
+        stack.map { frame in
+            switch frame.children {
+            case .keyed(let entries): .key(entries[frame.next - 1].key)
+            case .indexed: .index(frame.next - 1)
             }
-            rawKey = makeKey(rawKey, index)
-            key = []
-            escaping.append(rawKey, to: &key)
-            return try writeElementValue(at: index, value, depth: depth)
-        }
-        let mark = key.count
-        defer { key.removeSubrange(mark...) }
-        switch arrayEncoding {
-        case .brackets:
-            key.append(contentsOf: openBracket)
-            key.append(contentsOf: closeBracket)
-        case .indexInBrackets:
-            key.append(contentsOf: openBracket)
-            appendInteger(index, to: &key)
-            key.append(contentsOf: closeBracket)
-        case .noBrackets, .custom:
-            break
-        }
-        try writeElementValue(at: index, value, depth: depth)
-    }
-
-    private mutating func writeElementValue(at index: Int, _ value: Any, depth: Int) throws {
-        do {
-            try write(value, depth: depth)
-        } catch var error as ParameterEncodingError {
-            error.prepend(.index(index))
-            throw error
         }
     }
 
@@ -161,17 +171,17 @@ struct QueryWriter {
     /// Writes a pair whose value is a decimal integer.
     mutating func writePair<Integer: BinaryInteger>(integer: Integer) {
         beginPair()
-        appendInteger(integer, to: &output)
+        Self.appendInteger(integer, to: &output, escaping: escaping, digitsAreAllowed: digitsAreAllowed)
     }
 
     /// Writes a pair for a boolean, as `1`/`0` or `true`/`false`.
     mutating func writePair(bool: Bool) {
         beginPair()
         switch (boolEncoding, bool) {
-        case (.numeric, true): appendASCII("1", to: &output)
-        case (.numeric, false): appendASCII("0", to: &output)
-        case (.literal, true): appendASCII("true", to: &output)
-        case (.literal, false): appendASCII("false", to: &output)
+        case (.numeric, true): Self.appendASCII("1", to: &output, escaping: escaping)
+        case (.numeric, false): Self.appendASCII("0", to: &output, escaping: escaping)
+        case (.literal, true): Self.appendASCII("true", to: &output, escaping: escaping)
+        case (.literal, false): Self.appendASCII("false", to: &output, escaping: escaping)
         }
     }
 
@@ -184,18 +194,26 @@ struct QueryWriter {
             beginPair()
         case .null:
             beginPair()
-            appendASCII("null", to: &output)
+            Self.appendASCII("null", to: &output, escaping: escaping)
         }
     }
 
     // MARK: Bytes
 
-    private func appendASCII(_ text: StaticString, to target: inout [UInt8]) {
+    // These helpers are static on purpose: an instance method called with `&output` would need
+    // a copy of `self`, whose second reference to `output` makes every append copy the buffer.
+
+    private static func appendASCII(_ text: StaticString, to target: inout [UInt8], escaping: URLEncoding.Escaping) {
         text.withUTF8Buffer { escaping.append($0, to: &target) }
     }
 
     /// Writes an integer's decimal digits without going through `String`.
-    private func appendInteger<Integer: BinaryInteger>(_ value: Integer, to target: inout [UInt8]) {
+    private static func appendInteger<Integer: BinaryInteger>(
+        _ value: Integer,
+        to target: inout [UInt8],
+        escaping: URLEncoding.Escaping,
+        digitsAreAllowed: Bool
+    ) {
         guard digitsAreAllowed, let small = Int64(exactly: value) else {
             return escaping.append(String(value), to: &target)
         }

@@ -1,0 +1,50 @@
+import Foundation
+
+// MARK: - KeyOrder
+
+/// The one order every encoder here writes dictionary keys in.
+///
+/// It is the order `String`'s `<` documents (Unicode canonical equivalence: NFC-normalized
+/// scalars compared in turn), made total: keys that are canonically equal but spelled
+/// differently (`"é"` and `"e\u{301}"`) are ordered by their UTF-8 bytes. `String`'s own `<`
+/// cannot be used directly for such keys: it is not a strict weak ordering when precomposed
+/// and decomposed forms mix (`"e\u{301}"` is neither less nor greater than `"é1"`, yet
+/// `"é1" < "é2"`), so a sort with it depends on the input order. For ASCII keys, by far the most
+/// common, both orders are the same and `<` is used as is.
+enum KeyOrder {
+    /// Returns `items` sorted by the key of each.
+    static func sorted<Item>(_ items: [Item], by key: (Item) -> String) -> [Item] {
+        sortedIndices(items.map(key)).map { items[$0] }
+    }
+
+    /// Returns keys sorted in this order.
+    static func sorted(_ keys: [String]) -> [String] {
+        sortedIndices(keys).map { keys[$0] }
+    }
+
+    /// The positions of `keys` in sorted order. Sorting positions rather than the items keeps
+    /// the comparisons on plain strings, without copying values or their existential boxes.
+    static func sortedIndices(_ keys: [String]) -> [Int] {
+        var order = Array(keys.indices)
+        guard order.count > 1 else { return order }
+        if keys.allSatisfy(isASCII) {
+            keys.withUnsafeBufferPointer { keys in
+                order.sort { keys[$0] < keys[$1] }
+            }
+            return order
+        }
+        let normalized = keys.map { isASCII($0) ? $0 : $0.precomposedStringWithCanonicalMapping }
+        order.sort { lhs, rhs in
+            // UTF-8 byte order is scalar order, so comparing NFC bytes compares NFC scalars.
+            if normalized[lhs].utf8.elementsEqual(normalized[rhs].utf8) {
+                return keys[lhs].utf8.lexicographicallyPrecedes(keys[rhs].utf8)
+            }
+            return normalized[lhs].utf8.lexicographicallyPrecedes(normalized[rhs].utf8)
+        }
+        return order
+    }
+
+    private static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import ParameterEncoding
+
+/// A small, seedable generator so random tests give the same trees in every run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random parameter trees of strings, integers, booleans, arrays and dictionaries.
+enum RandomParameters {
+    static let words = ["a", "b", "key", "Key", "x y", "&", "=", "a=b&c", "[", "]", "[0]", "%", "+", "#", "/?", "~",
+                        "é", "e\u{301}", "日本", "👨‍👩‍👧", "🇯🇵", "", "-1", "null", "ü"]
+
+    static func tree(using generator: inout SplitMix64, depth: Int = 0) -> Parameters {
+        var parameters: Parameters = [:]
+        for _ in 0..<Int.random(in: 0...5, using: &generator) {
+            parameters[word(&generator)] = value(using: &generator, depth: depth + 1)
+        }
+        return parameters
+    }
+
+    static func value(using generator: inout SplitMix64, depth: Int) -> any Sendable {
+        switch Int.random(in: 0..<(depth > 3 ? 3 : 5), using: &generator) {
+        case 0: return word(&generator)
+        case 1: return Int.random(in: -1_000_000...1_000_000, using: &generator)
+        case 2: return Bool.random(using: &generator)
+        case 3:
+            return (0..<Int.random(in: 0...3, using: &generator)).map { _ in value(using: &generator, depth: depth + 1) }
+        default: return tree(using: &generator, depth: depth)
+        }
+    }
+
+    private static func word(_ generator: inout SplitMix64) -> String {
+        words[Int.random(in: 0..<words.count, using: &generator)] + (Bool.random(using: &generator) ? "" : String(Int.random(in: 0...9, using: &generator)))
+    }
+}
+
+/// An independent, naive model of URL encoding: keys built by concatenation, keys sorted at
+/// every level, and a decoder that splits the query and percent-decodes each part.
+enum QueryOracle {
+    struct DecodingFailed: Error { let part: String }
+
+    static func flatten(_ parameters: Parameters, arrayEncoding: URLEncoding.ArrayEncoding) -> [[String]] {
+        parameters.sorted { canonicallyPrecedes($0.key, $1.key) }.flatMap { flatten(key: $0.key, value: $0.value, arrayEncoding) }
+    }
+
+    private static func flatten(key: String, value: Any, _ arrayEncoding: URLEncoding.ArrayEncoding) -> [[String]] {
+        if let dictionary = value as? Parameters {
+            return dictionary.sorted { canonicallyPrecedes($0.key, $1.key) }.flatMap { flatten(key: "\(key)[\($0.key)]", value: $0.value, arrayEncoding) }
+        }
+        if let array = value as? [any Sendable] {
+            return array.enumerated().flatMap { flatten(key: arrayEncoding.encode(key: key, atIndex: $0.offset), value: $0.element, arrayEncoding) }
+        }
+        if let bool = value as? Bool { return [[key, bool ? "true" : "false"]] }
+        return [[key, "\(value)"]]
+    }
+
+    /// NFC scalar values in turn, then the raw scalars for canonically equal keys.
+    static func canonicallyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.precomposedStringWithCanonicalMapping.unicodeScalars.map(\.value)
+        let right = rhs.precomposedStringWithCanonicalMapping.unicodeScalars.map(\.value)
+        if left != right { return left.lexicographicallyPrecedes(right) }
+        return lhs.unicodeScalars.map(\.value).lexicographicallyPrecedes(rhs.unicodeScalars.map(\.value))
+    }
+
+    static func decode(_ query: String) throws -> [[String]] {
+        guard !query.isEmpty else { return [] }
+        return try query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw DecodingFailed(part: String(pair)) }
+            return try parts.map { part in
+                guard let decoded = String(part).removingPercentEncoding else { throw DecodingFailed(part: String(part)) }
+                return decoded
+            }
+        }
+    }
+}
+
+/// Runs `body` on a thread with the given stack size and returns its result, to show deep
+/// inputs stay within the stacks of threads other than the main one.
+func onThread<T: Sendable>(stackSize: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.result = Result { try body() }
+        done.signal()
+    }
+    thread.stackSize = stackSize
+    thread.start()
+    done.wait()
+    guard let result = box.result else { fatalError("the thread finished without a result") }
+    return try result.get()
+}
+
+/// Carries a result from a thread; written once before the semaphore is signalled.
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}
