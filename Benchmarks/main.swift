@@ -1,1 +1,39 @@
-print("benchmarks")
+import Foundation
+
+// Benchmarks: every encoder against its Foundation baseline, measured in one run.
+//
+//   swift run -c release Benchmarks            the full default workload
+//   swift run -c release Benchmarks --quick    fewer, shorter samples (used by CI)
+//   swift run -c release Benchmarks --filter escape
+
+var arguments = CommandLine.arguments.dropFirst()
+var quick = false
+var filter: String?
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--quick":
+        quick = true
+    case "--filter":
+        filter = arguments.popFirst()
+    case "--help", "-h":
+        print("usage: Benchmarks [--quick] [--filter TEXT]")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("unknown argument \(argument); try --help\n".utf8))
+        exit(2)
+    }
+}
+
+#if DEBUG
+print("warning: a debug build; run `swift run -c release Benchmarks` for meaningful numbers\n")
+#endif
+
+let benchmarks = EncodingBenchmarks(measure: quick ? .quick : .standard, includeLargeScaling: !quick)
+do {
+    let rows = try benchmarks.run(filter: filter)
+    Table.print(rows)
+    print("\nratio = baseline time / our time, both measured in this run; higher is better.")
+} catch {
+    FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ParameterEncoding
+
+// MARK: - EncodingBenchmarks
+
+/// Every encoder against its Foundation baseline, measured in the same run.
+struct EncodingBenchmarks {
+    let measure: Measure
+    let includeLargeScaling: Bool
+
+    func run(filter: String?) throws -> [Row] {
+        var rows: [Row] = []
+        func add(_ group: String, _ name: String, baseline baselineName: String, bytes: Int,
+                 ours: () throws -> Void, baseline: (() throws -> Void)?) rethrows {
+            guard filter.map({ "\(group) \(name)".localizedCaseInsensitiveContains($0) }) ?? true else { return }
+            let oursTime = try measure.nanosecondsPerOperation(ours)
+            let baselineTime = try baseline.map { try measure.nanosecondsPerOperation($0) }
+            rows.append(Row(group: group, name: name, baselineName: baselineName, bytes: bytes, ours: oursTime, baseline: baselineTime))
+        }
+
+        let encoding = URLEncoding.default
+        let allowed = CharacterSet(charactersIn: URLEncoding.Escaping.rfc3986.allowedCharacters)
+        let alamofire = AlamofireStyleQuery(allowed: allowed)
+
+        // escape
+        for (name, text) in [("ASCII 1 KiB", Workloads.asciiText), ("CJK/emoji 1 KiB", Workloads.unicodeText), ("already safe 1 KiB", Workloads.safeText)] {
+            add("escape", name, baseline: "addingPercentEncoding", bytes: encoding.escape(text).utf8.count,
+                ours: { consume(encoding.escape(text)) },
+                baseline: { consume(text.addingPercentEncoding(withAllowedCharacters: allowed)) })
+        }
+
+        // query
+        let flat: Parameters = Workloads.flat
+        try add("query", "flat 150 pairs", baseline: "URLComponents.queryItems", bytes: try encoding.query(flat).utf8.count,
+            ours: { consume(try encoding.query(flat)) },
+            baseline: { consume(urlComponentsQuery(Workloads.flat)) })
+        let nested = Workloads.nested
+        let nestedAny: [String: Any] = nested
+        try add("query", "nested 150 pairs", baseline: "Alamofire-style", bytes: try encoding.query(nested).utf8.count,
+            ours: { consume(try encoding.query(nested)) },
+            baseline: { consume(alamofire.query(nestedAny)) })
+
+        // URLEncoding requests
+        guard let url = URL(string: "https://api.example.com/v1/search?existing=1") else { return rows }
+        let get = URLRequest(url: url)
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        try add("URLEncoding", "GET nested 150", baseline: "Alamofire-style", bytes: 0,
+            ours: { consume(try encoding.encode(get, with: nested)) },
+            baseline: { consume(alamofire.encodeGET(get, with: nestedAny)) })
+        try add("URLEncoding", "POST nested 150", baseline: "Alamofire-style", bytes: 0,
+            ours: { consume(try encoding.encode(post, with: nested)) },
+            baseline: { consume(alamofire.encodeBody(post, with: nestedAny)) })
+
+        // Bodies
+        let json = JSONEncoding.default
+        try add("JSONEncoding", "nested 150", baseline: "JSONSerialization", bytes: try json.data(for: nested).count,
+            ours: { consume(try json.encode(post, with: nested)) },
+            baseline: { consume(try JSONSerialization.data(withJSONObject: nestedAny, options: [.sortedKeys])) })
+        let plistValue = nested
+        for (name, encoder, format) in [("XML", PropertyListEncoding.xml, PropertyListSerialization.PropertyListFormat.xml),
+                                        ("binary", .binary, .binary)] {
+            try add("PropertyListEncoding", "\(name) nested 150", baseline: "PropertyListSerialization",
+                bytes: try encoder.data(for: plistValue).count,
+                ours: { consume(try encoder.encode(post, with: plistValue)) },
+                baseline: { consume(try PropertyListSerialization.data(fromPropertyList: plistValue, format: format, options: 0)) })
+        }
+
+        // Scaling: cost per pair should stay flat.
+        for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000] {
+            let parameters = Workloads.scaling(count)
+            try add("scaling", "query \(count) pairs (per pair)", baseline: "-", bytes: 0,
+                ours: { consume(try encoding.query(parameters)) }, baseline: nil)
+            if let last = rows.last, last.group == "scaling" {
+                rows[rows.count - 1] = Row(group: last.group, name: last.name, baselineName: last.baselineName,
+                                           bytes: 0, ours: last.ours / Double(count), baseline: nil)
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+// MARK: - Measure
+
+/// Times one operation: warm-up, then batches sized to last a few milliseconds, median per op.
+struct Measure {
+    /// Samples per row and the target duration of one sample.
+    let samples: Int
+    let sampleDuration: Duration
+
+    static let standard = Measure(samples: 15, sampleDuration: .milliseconds(20))
+    static let quick = Measure(samples: 5, sampleDuration: .milliseconds(4))
+
+    /// Median nanoseconds per call of `operation`.
+    func nanosecondsPerOperation(_ operation: () throws -> Void) rethrows -> Double {
+        let clock = ContinuousClock()
+        // Warm-up, and find how many calls fill one sample.
+        var iterations = 1
+        while true {
+            let elapsed = try clock.measure { for _ in 0..<iterations { try operation() } }
+            if elapsed >= sampleDuration / 4 || iterations >= 1 << 24 {
+                let perCall = max(Self.nanoseconds(elapsed) / Double(iterations), 1)
+                iterations = max(1, Int(Self.nanoseconds(sampleDuration) / perCall))
+                break
+            }
+            iterations *= 2
+        }
+        var results: [Double] = []
+        for _ in 0..<samples {
+            let elapsed = try clock.measure { for _ in 0..<iterations { try operation() } }
+            results.append(Self.nanoseconds(elapsed) / Double(iterations))
+        }
+        results.sort()
+        return results[results.count / 2]
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+    }
+}
+
+/// Keeps the optimizer from discarding a result.
+@inline(never)
+func consume<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+// MARK: - Row
+
+/// One line of the table: our operation against its baseline, both measured in this run.
+struct Row {
+    let group: String
+    let name: String
+    let baselineName: String
+    /// Bytes each operation produces, for MB/s.
+    let bytes: Int
+    let ours: Double
+    let baseline: Double?
+
+    var ratio: Double? { baseline.map { $0 / ours } }
+}
+
+enum Table {
+    static func print(_ rows: [Row]) {
+        let header = ["benchmark", "ours / op", "MB/s", "baseline", "baseline / op", "ratio"]
+        let lines = rows.map { row -> [String] in
+            [
+                "\(row.group): \(row.name)",
+                format(nanoseconds: row.ours),
+                row.bytes > 0 ? String(format: "%.0f", Double(row.bytes) / row.ours * 1e3) : "-",
+                row.baselineName,
+                row.baseline.map(format(nanoseconds:)) ?? "-",
+                row.ratio.map { String(format: "%.1fx", $0) } ?? "-",
+            ]
+        }
+        let widths = header.indices.map { column in
+            ([header] + lines).map { $0[column].count }.max() ?? 0
+        }
+        func render(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == 0 || index == 3
+                    ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[index] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        Swift.print(render(header))
+        Swift.print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+        lines.forEach { Swift.print(render($0)) }
+    }
+
+    static func format(nanoseconds: Double) -> String {
+        switch nanoseconds {
+        case ..<1_000: String(format: "%.0f ns", nanoseconds)
+        case ..<1_000_000: String(format: "%.2f µs", nanoseconds / 1e3)
+        default: String(format: "%.2f ms", nanoseconds / 1e6)
+        }
+    }
+}
