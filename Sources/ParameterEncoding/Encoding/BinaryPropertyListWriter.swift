@@ -96,7 +96,7 @@ struct BinaryPropertyListWriter {
         }
         throw ParameterEncodingError(
             .invalidPropertyListValue,
-            detail: "values of type \(String(reflecting: type(of: value))) are not supported",
+            detail: "values of type \(String(describing: type(of: value))) are not supported",
             path: []
         )
     }
@@ -180,7 +180,7 @@ struct BinaryPropertyListWriter {
         let offsetTableStart = bytes.count
         let offsetSize = Self.byteWidth(for: UInt64(offsetTableStart))
         for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize) }
-        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0])  // unused
+        bytes.append(contentsOf: [0, 0, 0, 0, 0])  // unused
         bytes.append(0)  // sort version
         bytes.append(UInt8(offsetSize))
         bytes.append(UInt8(referenceSize))

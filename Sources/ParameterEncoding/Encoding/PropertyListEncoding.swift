@@ -62,9 +62,15 @@ public struct PropertyListEncoding: ParameterEncoding {
     /// - Returns: The encoded property list.
     /// - Throws: As ``encode(_:with:)``.
     public func data(for propertyList: any Sendable) throws -> Data {
-        let normalized = try SerializableValue.normalize(propertyList, for: .propertyList)
-        if format == .binary {
+        let normalized = try SerializableValue.normalize(propertyList, for: .propertyList(datesToTheSecond: format == .xml))
+        switch format {
+        case .binary:
             return try BinaryPropertyListWriter.encode(normalized)
+        case .xml:
+            break
+        default:
+            // Foundation cannot write OpenStep property lists; on Linux it traps rather than throws.
+            throw ParameterEncodingError(.serializationFailed, detail: "property lists can be written as XML or binary, not \(format)")
         }
         do {
             return try PropertyListSerialization.data(fromPropertyList: normalized, format: format, options: options)

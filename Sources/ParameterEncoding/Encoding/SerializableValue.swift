@@ -9,9 +9,10 @@ import Foundation
 /// `JSONSerialization` raises an Objective-C exception, which Swift cannot catch. Every rejection
 /// here names the key path and the value or type at fault.
 enum SerializableValue {
-    enum Format {
+    enum Format: Equatable {
         case json
-        case propertyList
+        /// XML property lists store dates to the second; binary ones keep the full `Double`.
+        case propertyList(datesToTheSecond: Bool)
 
         var invalidValueCode: ParameterEncodingError.Code {
             self == .json ? .invalidJSONValue : .invalidPropertyListValue
@@ -63,7 +64,19 @@ enum SerializableValue {
         if let character = value as? Character {
             return String(character)
         }
-        if format == .propertyList, value is Date || value is Data {
+        if format != .json, let date = value as? Date {
+            if format == .propertyList(datesToTheSecond: true),
+               date.timeIntervalSinceReferenceDate.rounded(.down) != date.timeIntervalSinceReferenceDate {
+                throw ParameterEncodingError(
+                    .invalidPropertyListValue,
+                    detail: "XML property lists store dates to the second, and \(date) has a fraction of a second; "
+                        + "round it or use the binary format",
+                    path: []
+                )
+            }
+            return date
+        }
+        if format != .json, value is Data {
             return value
         }
         if let dictionary = value as? [String: Any] {
@@ -77,7 +90,7 @@ enum SerializableValue {
         }
         if let dictionary = value as? [AnyHashable: Any] {
             let key = dictionary.keys.map { String(describing: $0.base) }.sorted().first ?? ""
-            let keyType = dictionary.keys.first.map { String(reflecting: Swift.type(of: $0.base)) } ?? "unknown"
+            let keyType = dictionary.keys.first.map { String(describing: Swift.type(of: $0.base)) } ?? "unknown"
             throw ParameterEncodingError(
                 format.invalidValueCode,
                 detail: "dictionary keys must be strings, found key \(key) of type \(keyType)",
@@ -92,7 +105,7 @@ enum SerializableValue {
         }
         throw ParameterEncodingError(
             format.invalidValueCode,
-            detail: "values of type \(String(reflecting: type)) are not supported",
+            detail: "values of type \(String(describing: type)) are not supported",
             path: []
         )
     }
@@ -139,7 +152,7 @@ enum SerializableValue {
         if decimal.isNaN {
             throw ParameterEncodingError(format.invalidValueCode, detail: "NaN is not a valid number", path: [])
         }
-        guard format == .propertyList else { return decimal }
+        guard format != .json else { return decimal }
         // Property lists have no decimal type; accept only values a Double holds exactly.
         guard let double = Double(decimal.description), Decimal(string: double.description) == decimal else {
             throw ParameterEncodingError(
