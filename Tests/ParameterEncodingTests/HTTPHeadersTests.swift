@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import ParameterEncoding
+
+@Suite struct HTTPHeadersTests {
+    @Test func keepsOrderAndLooksUpNamesIgnoringCase() {
+        var headers: HTTPHeaders = ["Accept": "application/json", "X-Trace": "1"]
+        headers.add(.authorization(bearerToken: "token"))
+        #expect(headers.map(\.name) == ["Accept", "X-Trace", "Authorization"])
+        #expect(headers["accept"] == "application/json")
+        #expect(headers.value(for: "AUTHORIZATION") == "Bearer token")
+        #expect(headers["missing"] == nil)
+    }
+
+    @Test func updatingReplacesTheValueInPlaceAndKeepsTheFirstSpelling() {
+        var headers: HTTPHeaders = ["content-type": "text/plain", "Accept": "*/*"]
+        headers.update(.contentType("application/json"))
+        headers["ACCEPT"] = "text/html"
+        #expect(Array(headers) == [HTTPHeader(name: "content-type", value: "application/json"), HTTPHeader(name: "Accept", value: "text/html")])
+        headers["accept"] = nil
+        #expect(headers.count == 1)
+        headers.remove(name: "Content-Type")
+        #expect(headers.isEmpty)
+    }
+
+    @Test func dictionaryInputIsSortedAndSortingIgnoresCase() {
+        let headers = HTTPHeaders(["b": "2", "A": "1", "c": "3"])
+        #expect(headers.map(\.name) == ["A", "b", "c"])
+        var literal: HTTPHeaders = ["b": "2", "C": "3", "a": "1"]
+        literal.sort()
+        #expect(literal.map(\.name) == ["a", "b", "C"])
+        #expect(literal.dictionary == ["a": "1", "b": "2", "C": "3"])
+    }
+
+    @Test func factoriesBuildTheUsualHeaders() {
+        #expect(HTTPHeader.authorization(username: "Aladdin", password: "open sesame").value == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        #expect(HTTPHeader.accept("a").name == "Accept")
+        #expect(HTTPHeader.acceptCharset("a").name == "Accept-Charset")
+        #expect(HTTPHeader.acceptEncoding("a").name == "Accept-Encoding")
+        #expect(HTTPHeader.acceptLanguage("a").name == "Accept-Language")
+        #expect(HTTPHeader.contentDisposition("a").name == "Content-Disposition")
+        #expect(HTTPHeader.contentEncoding("a").name == "Content-Encoding")
+        #expect(HTTPHeader.userAgent("a").description == "User-Agent: a")
+    }
+
+    @Test(arguments: [
+        (HTTPHeader(name: "X-A", value: "a\r\nInjected: 1"), "the value of \"X-A\" contains a carriage return (CR)"),
+        (HTTPHeader(name: "X-A", value: "a\nb"), "the value of \"X-A\" contains a line feed (LF)"),
+        (HTTPHeader(name: "X-A", value: "a\0b"), "the value of \"X-A\" contains a NUL byte"),
+        (HTTPHeader(name: "X-\r\nB", value: "v"), "the name \"X-\\r\\nB\" contains a carriage return (CR), which a header name cannot hold"),
+        (HTTPHeader(name: "X B", value: "v"), "the name \"X B\" contains a space, which a header name cannot hold"),
+        (HTTPHeader(name: "X:B", value: "v"), "the name \"X:B\" contains \":\", which a header name cannot hold"),
+        (HTTPHeader(name: "Ünï", value: "v"), "the name \"Ünï\" contains the byte 0xC3, which a header name cannot hold"),
+        (HTTPHeader(name: "", value: "v"), "a header has an empty name"),
+    ])
+    func refusesCharactersHTTPDoesNotAllow(header: HTTPHeader, detail: String) throws {
+        let error = try #require(throws: ParameterEncodingError.self) { try header.validate() }
+        #expect(error.code == .invalidHeader)
+        #expect(error.detail == detail)
+        #expect(error.keyPath == nil)
+    }
+
+    @Test func requestsRefuseBadHeadersAndStayUnchanged() throws {
+        var request = URLRequest(url: try "https://example.com".asURL())
+        let headers: HTTPHeaders = ["Accept": "ok", "X-Bad": "1\r\n2"]
+        let error = try #require(throws: ParameterEncodingError.self) { try request.setHeaders(headers) }
+        #expect(error.description == "Invalid HTTP header: the value of \"X-Bad\" contains a carriage return (CR)")
+        #expect(request.value(forHTTPHeaderField: "Accept") == nil)
+        #expect(throws: ParameterEncodingError.self) { try URLRequest(url: "https://example.com", method: .get, headers: headers) }
+    }
+
+    @Test func requestsCarryGoodHeaders() throws {
+        let request = try URLRequest(url: "https://example.com", method: .post, headers: ["Accept": "a", "X-Id": "7"])
+        #expect(request.headers["x-id"] == "7")
+        #expect(request.method == .post)
+    }
+}
