@@ -17,6 +17,8 @@ extension URLEncoding {
         private let highMask: UInt64
         /// Whether a space is written as `+` rather than `%20`.
         public let encodesSpaceAsPlus: Bool
+        /// For each byte, its 1 to 3 output bytes (little-endian) with their count in the top byte.
+        private let table: [UInt32]
 
         /// Creates an escaping table.
         ///
@@ -37,6 +39,27 @@ extension URLEncoding {
             self.lowMask = low
             self.highMask = high
             self.encodesSpaceAsPlus = encodesSpaceAsPlus
+            self.table = (0...255).map { (byte: Int) -> UInt32 in
+                let byte = UInt8(byte)
+                if Self.allows(byte, low: low, high: high) { return UInt32(byte) | 1 << 24 }
+                if byte == 0x20 && encodesSpaceAsPlus { return UInt32(UInt8(ascii: "+")) | 1 << 24 }
+                return UInt32(UInt8(ascii: "%")) | UInt32(Self.hexDigit(byte >> 4)) << 8
+                    | UInt32(Self.hexDigit(byte & 0x0F)) << 16 | 3 << 24
+            }
+        }
+
+        /// Tables are equal when they allow the same bytes and write spaces the same way.
+        public static func == (lhs: Escaping, rhs: Escaping) -> Bool {
+            lhs.lowMask == rhs.lowMask && lhs.highMask == rhs.highMask && lhs.encodesSpaceAsPlus == rhs.encodesSpaceAsPlus
+        }
+
+        /// Hashes what ``==`` compares.
+        ///
+        /// - Parameter hasher: The hasher.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(lowMask)
+            hasher.combine(highMask)
+            hasher.combine(encodesSpaceAsPlus)
         }
 
         /// RFC 3986 query escaping, Alamofire's default: keeps `A-Z a-z 0-9 - . _ ~ / ?`.
@@ -56,33 +79,17 @@ extension URLEncoding {
         /// - Returns: The encoded text; the same string, without copying, when nothing needs encoding.
         public func escape(_ string: String) -> String {
             var string = string
-            return string.withUTF8 { source in
-                var extra = 0
-                var changes = false
-                for byte in source where !allows(byte) {
-                    changes = true
-                    if !(byte == 0x20 && encodesSpaceAsPlus) { extra += 2 }
-                }
-                guard changes else { return nil }
-                return String(unsafeUninitializedCapacity: source.count + extra) { target in
-                    var position = 0
-                    for byte in source {
-                        if allows(byte) {
-                            target[position] = byte
-                            position += 1
-                        } else if byte == 0x20 && encodesSpaceAsPlus {
-                            target[position] = UInt8(ascii: "+")
-                            position += 1
-                        } else {
-                            target[position] = UInt8(ascii: "%")
-                            target[position + 1] = Self.hexDigit(byte >> 4)
-                            target[position + 2] = Self.hexDigit(byte & 0x0F)
-                            position += 3
-                        }
+            let escaped = string.withUTF8 { source in
+                table.withUnsafeBufferPointer { table -> String? in
+                    let start = Self.firstChange(in: source, table: table)
+                    guard start < source.count else { return nil }
+                    let capacity = Self.encodedCapacity(of: source, from: start, table: table)
+                    return String(unsafeUninitializedCapacity: capacity) { target in
+                        Self.encode(source, from: start, table: table, into: target)
                     }
-                    return position
                 }
-            } ?? string
+            }
+            return escaped ?? string
         }
 
         /// Appends the encoded UTF-8 bytes of `string` to `output`.
@@ -91,27 +98,71 @@ extension URLEncoding {
             string.withUTF8 { append($0, to: &output) }
         }
 
-        /// Appends the encoded form of `source` to `output`, copying runs of allowed bytes at once.
+        /// Appends the encoded form of `source` to `output`.
         func append(_ source: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-            let count = source.count
-            var start = 0
-            while start < count {
-                var end = start
-                while end < count && allows(source[end]) { end += 1 }
-                if end > start {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: source[start..<end]))
+            table.withUnsafeBufferPointer { table in
+                let start = Self.firstChange(in: source, table: table)
+                guard start < source.count else {
+                    output.append(contentsOf: source)
+                    return
                 }
-                guard end < count else { return }
-                let byte = source[end]
-                if byte == 0x20 && encodesSpaceAsPlus {
-                    output.append(UInt8(ascii: "+"))
-                } else {
-                    output.append(UInt8(ascii: "%"))
-                    output.append(Self.hexDigit(byte >> 4))
-                    output.append(Self.hexDigit(byte & 0x0F))
+                let capacity = Self.encodedCapacity(of: source, from: start, table: table)
+                let oldCount = output.count
+                output.append(contentsOf: repeatElement(0, count: capacity))
+                let written = output.withUnsafeMutableBufferPointer { buffer in
+                    Self.encode(source, from: start, table: table,
+                                into: UnsafeMutableBufferPointer(rebasing: buffer[oldCount...]))
                 }
-                start = end + 1
+                output.removeLast(capacity - written)
             }
+        }
+
+        // MARK: Table-driven encoding
+
+        /// The index of the first byte that does not stay as it is, or `source.count`.
+        @inline(__always)
+        private static func firstChange(in source: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt32>) -> Int {
+            var index = 0
+            while index < source.count {
+                let byte = source[index]
+                if table[Int(byte)] != UInt32(byte) | 1 << 24 { break }
+                index += 1
+            }
+            return index
+        }
+
+        /// Room for the encoded text plus the three bytes the last 32-bit store may spill.
+        /// Short inputs take the worst case (three bytes each) to save a counting pass.
+        @inline(__always)
+        private static func encodedCapacity(of source: UnsafeBufferPointer<UInt8>, from start: Int, table: UnsafeBufferPointer<UInt32>) -> Int {
+            let rest = source.count - start
+            guard rest > 4_096 else { return start + 3 * rest + 3 }
+            var length = start
+            for byte in source[start...] { length &+= Int(table[Int(byte)] >> 24) }
+            return length + 3
+        }
+
+        /// Copies the unchanged prefix, then stores each byte's 32-bit table entry and advances by
+        /// its width: no branches per byte. Returns the number of bytes written.
+        @inline(__always)
+        private static func encode(
+            _ source: UnsafeBufferPointer<UInt8>,
+            from start: Int,
+            table: UnsafeBufferPointer<UInt32>,
+            into target: UnsafeMutableBufferPointer<UInt8>
+        ) -> Int {
+            guard let base = target.baseAddress, let input = source.baseAddress else { return 0 }
+            base.update(from: input, count: start)
+            var output = UnsafeMutableRawPointer(base + start)
+            var position = input + start
+            let end = input + source.count
+            while position < end {
+                let entry = table[Int(position.pointee)]
+                output.storeBytes(of: entry.littleEndian, as: UInt32.self)
+                output += Int(entry >> 24)
+                position += 1
+            }
+            return output - UnsafeMutableRawPointer(base)
         }
 
         /// Appends one ASCII byte, encoded if the table requires it.
@@ -130,10 +181,15 @@ extension URLEncoding {
         /// Whether `byte` is written as it is.
         @inline(__always)
         func allows(_ byte: UInt8) -> Bool {
+            Self.allows(byte, low: lowMask, high: highMask)
+        }
+
+        @inline(__always)
+        private static func allows(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
             if byte < 64 {
-                return lowMask & (1 << UInt64(byte)) != 0
+                return low & (1 << UInt64(byte)) != 0
             }
-            return byte < 128 && highMask & (1 << UInt64(byte &- 64)) != 0
+            return byte < 128 && high & (1 << UInt64(byte &- 64)) != 0
         }
 
         @inline(__always)

@@ -25,15 +25,12 @@ enum KeyOrder {
     /// The positions of `keys` in sorted order. Sorting positions rather than the items keeps
     /// the comparisons on plain strings, without copying values or their existential boxes.
     static func sortedIndices(_ keys: [String]) -> [Int] {
-        var order = Array(keys.indices)
-        guard order.count > 1 else { return order }
-        if keys.allSatisfy(isASCII) {
-            keys.withUnsafeBufferPointer { keys in
-                order.sort { keys[$0] < keys[$1] }
-            }
+        guard keys.count > 1 else { return Array(keys.indices) }
+        if let order = asciiSortedIndices(keys) {
             return order
         }
         let normalized = keys.map { isASCII($0) ? $0 : $0.precomposedStringWithCanonicalMapping }
+        var order = Array(keys.indices)
         order.sort { lhs, rhs in
             // UTF-8 byte order is scalar order, so comparing NFC bytes compares NFC scalars.
             if normalized[lhs].utf8.elementsEqual(normalized[rhs].utf8) {
@@ -42,6 +39,41 @@ enum KeyOrder {
             return normalized[lhs].utf8.lexicographicallyPrecedes(normalized[rhs].utf8)
         }
         return order
+    }
+
+    /// A key's first 16 bytes, big-endian, so integer order is byte order, plus its position.
+    private struct Prefix {
+        var high: UInt64
+        var low: UInt64
+        var index: Int
+    }
+
+    /// Sorts ASCII keys, for which `<` is plain byte order, by comparing 16-byte prefixes as
+    /// integers and whole keys only when prefixes tie. Returns `nil` if any key is not ASCII.
+    private static func asciiSortedIndices(_ keys: [String]) -> [Int]? {
+        var prefixes: [Prefix] = []
+        prefixes.reserveCapacity(keys.count)
+        for (index, key) in keys.enumerated() {
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            var position = 0
+            for byte in key.utf8 {
+                guard byte < 0x80 else { return nil }
+                if position < 8 {
+                    high |= UInt64(byte) << UInt64(56 - 8 * position)
+                } else if position < 16 {
+                    low |= UInt64(byte) << UInt64(56 - 8 * (position - 8))
+                }
+                position += 1
+            }
+            prefixes.append(Prefix(high: high, low: low, index: index))
+        }
+        prefixes.sort { lhs, rhs in
+            if lhs.high != rhs.high { return lhs.high < rhs.high }
+            if lhs.low != rhs.low { return lhs.low < rhs.low }
+            return keys[lhs.index].utf8.lexicographicallyPrecedes(keys[rhs.index].utf8)
+        }
+        return prefixes.map(\.index)
     }
 
     private static func isASCII(_ text: String) -> Bool {

@@ -17,14 +17,13 @@ struct QueryWriter {
     var output: [UInt8] = []
     /// The escaped key of the value being written.
     private var key: [UInt8] = []
-    /// Open containers, outermost first.
-    private var stack: [Frame] = []
+    /// The container being walked, and the ones that hold it, outermost first.
+    private var current = Frame(QueryChildren(keys: [], values: [], order: []), keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
+    private var parents: [Frame] = []
     /// Whether keys must also be kept unescaped, for ``URLEncoding/ArrayEncoding/custom(_:)``.
     private let tracksRawKey: Bool
     /// Whether integers can be written without consulting the escaping table.
     private let digitsAreAllowed: Bool
-    private let openBracket: [UInt8]
-    private let closeBracket: [UInt8]
 
     /// An open container and the position of the next child to write.
     private struct Frame {
@@ -37,6 +36,19 @@ struct QueryWriter {
         let rawKey: String
         let savedKey: [UInt8]?
         let isTopLevel: Bool
+
+        init(_ children: QueryChildren, keyMark: Int, rawKey: String, savedKey: [UInt8]?, isTopLevel: Bool) {
+            self.children = children
+            self.keyMark = keyMark
+            self.rawKey = rawKey
+            self.savedKey = savedKey
+            self.isTopLevel = isTopLevel
+        }
+
+        /// The component of the child most recently started, for key paths.
+        var lastComponent: KeyPathComponent {
+            children.isKeyed ? .key(children.keys[children.slot(next - 1)]) : .index(next - 1)
+        }
     }
 
     init(_ encoding: URLEncoding, capacity: Int = 0) {
@@ -46,12 +58,6 @@ struct QueryWriter {
         nilEncoding = encoding.nilEncoding
         if case .custom = encoding.arrayEncoding { tracksRawKey = true } else { tracksRawKey = false }
         digitsAreAllowed = "-0123456789".utf8.allSatisfy(escaping.allows)
-        var open: [UInt8] = []
-        escaping.append(byte: UInt8(ascii: "["), to: &open)
-        var close: [UInt8] = []
-        escaping.append(byte: UInt8(ascii: "]"), to: &close)
-        openBracket = open
-        closeBracket = close
         output.reserveCapacity(capacity)
         key.reserveCapacity(64)
     }
@@ -65,91 +71,74 @@ struct QueryWriter {
 
     /// Writes pairs in the order given; nested dictionaries are still sorted.
     mutating func write(orderedPairs pairs: [(key: String, value: Any)]) throws {
-        try run(.keyed(pairs))
+        try run(QueryChildren(keys: pairs.map(\.key), values: pairs.map(\.value), order: []))
     }
 
     // MARK: Walk
 
     private mutating func run(_ root: QueryChildren) throws {
         key.removeAll(keepingCapacity: true)
-        stack.removeAll(keepingCapacity: true)
-        stack.append(Frame(children: root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true))
-        while let top = stack.indices.last {
-            let index = stack[top].next
-            guard index < stack[top].children.count else {
-                stack.removeLast()
+        parents.removeAll(keepingCapacity: true)
+        current = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
+        while true {
+            let index = current.next
+            guard index < current.children.count else {
+                guard let parent = parents.popLast() else { return }
+                current = parent
                 continue
             }
-            stack[top].next = index + 1
-            if let savedKey = stack[top].savedKey {
+            current.next = index + 1
+            if let savedKey = current.savedKey {
                 key = savedKey
             } else {
-                key.removeSubrange(stack[top].keyMark...)
+                key.removeSubrange(current.keyMark...)
             }
+            let slot = current.children.slot(index)
             var rawKey = ""
-            let value: Any
-            switch stack[top].children {
-            case .keyed(let entries):
-                let name = entries[index].key
-                value = entries[index].value
-                if stack[top].isTopLevel {
-                    escaping.append(name, to: &key)
-                    if tracksRawKey { rawKey = name }
+            if current.children.isKeyed {
+                if current.isTopLevel {
+                    escaping.append(current.children.keys[slot], to: &key)
+                    if tracksRawKey { rawKey = current.children.keys[slot] }
                 } else {
-                    key.append(contentsOf: openBracket)
-                    escaping.append(name, to: &key)
-                    key.append(contentsOf: closeBracket)
-                    if tracksRawKey { rawKey = stack[top].rawKey + "[" + name + "]" }
+                    escaping.append(byte: UInt8(ascii: "["), to: &key)
+                    escaping.append(current.children.keys[slot], to: &key)
+                    escaping.append(byte: UInt8(ascii: "]"), to: &key)
+                    if tracksRawKey { rawKey = current.rawKey + "[" + current.children.keys[slot] + "]" }
                 }
-            case .indexed(let elements):
-                value = elements[index]
+            } else {
                 switch arrayEncoding {
                 case .brackets:
-                    key.append(contentsOf: openBracket)
-                    key.append(contentsOf: closeBracket)
+                    escaping.append(byte: UInt8(ascii: "["), to: &key)
+                    escaping.append(byte: UInt8(ascii: "]"), to: &key)
                 case .noBrackets:
                     break
                 case .indexInBrackets:
-                    key.append(contentsOf: openBracket)
+                    escaping.append(byte: UInt8(ascii: "["), to: &key)
                     Self.appendInteger(index, to: &key, escaping: escaping, digitsAreAllowed: digitsAreAllowed)
-                    key.append(contentsOf: closeBracket)
+                    escaping.append(byte: UInt8(ascii: "]"), to: &key)
                 case .custom(let makeKey):
-                    rawKey = makeKey(stack[top].rawKey, index)
+                    rawKey = makeKey(current.rawKey, index)
                     key.removeAll(keepingCapacity: true)
                     escaping.append(rawKey, to: &key)
                 }
             }
-            try write(value, rawKey: rawKey)
+            try write(current.children.values[slot], rawKey: rawKey)
         }
     }
 
     /// Opens a container below the current key.
     mutating func push(_ children: QueryChildren, rawKey: String) throws {
-        guard stack.count < ParameterEncodingError.maximumDepth else {
+        guard parents.count + 1 < ParameterEncodingError.maximumDepth else {
             throw ParameterEncodingError(
                 .nestingTooDeep,
                 detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
-                path: currentPath()
+                path: parents.map(\.lastComponent) + [current.lastComponent]
             )
         }
         guard children.count > 0 else { return }
-        stack.append(Frame(
-            children: children,
-            keyMark: key.count,
-            rawKey: rawKey,
-            savedKey: tracksRawKey ? key : nil,
-            isTopLevel: false
-        ))
-    }
-
-    /// The key path of the value being written, read off the open containers.
-    private func currentPath() -> [KeyPathComponent] {
-        stack.map { frame in
-            switch frame.children {
-            case .keyed(let entries): .key(entries[frame.next - 1].key)
-            case .indexed: .index(frame.next - 1)
-            }
-        }
+        let frame = Frame(children, keyMark: key.count, rawKey: rawKey, savedKey: tracksRawKey ? key : nil, isTopLevel: false)
+        parents.append(current)
+        current = frame
     }
 
     // MARK: Pairs
@@ -158,7 +147,8 @@ struct QueryWriter {
     @inline(__always)
     private mutating func beginPair() {
         if !output.isEmpty { output.append(UInt8(ascii: "&")) }
-        output.append(contentsOf: key)
+        // Through a borrowed buffer: appending the array itself would retain and release it.
+        key.withUnsafeBufferPointer { output.append(contentsOf: $0) }
         output.append(UInt8(ascii: "="))
     }
 
