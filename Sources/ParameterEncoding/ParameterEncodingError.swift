@@ -55,9 +55,9 @@ public struct ParameterEncodingError: Error, CustomStringConvertible {
         path.isEmpty ? nil : KeyPathComponent.render(path)
     }
 
-    /// Adds the component of an enclosing container while the error travels up the tree.
-    package mutating func prepend(_ component: KeyPathComponent) {
-        path.insert(component, at: 0)
+    /// Adds the components of the enclosing containers, outermost first.
+    package mutating func prepend(_ components: [KeyPathComponent]) {
+        path.insert(contentsOf: components, at: 0)
     }
 
     /// A readable sentence naming the failure, its place and its cause.

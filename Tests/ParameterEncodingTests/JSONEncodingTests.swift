@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-import ParameterEncoding
+@testable import ParameterEncoding
 
 @Suite struct JSONEncodingTests {
     let post = (try? URLRequest(url: "https://example.com", method: .post)) ?? URLRequest(url: URL(fileURLWithPath: "/"))
@@ -98,5 +98,32 @@ import ParameterEncoding
         let error = try #require(throws: ParameterEncodingError.self) { try JSONEncoding.default.encode(post, with: parameters) }
         #expect(error.code == .nestingTooDeep)
         #expect(error.keyPath?.hasPrefix("a.a.a") == true)
+    }
+}
+
+extension JSONEncodingTests {
+    @Test func nestingAtTheLimitEncodes() throws {
+        var parameters: Parameters = ["leaf": 1]
+        for _ in 0..<(ParameterEncodingError.maximumDepth / 2 - 1) { parameters = ["a": [parameters]] }
+        let text = String(decoding: try JSONEncoding.default.data(for: parameters), as: UTF8.self)
+        #expect(text.hasSuffix(#"{"leaf":1}"# + String(repeating: "]}", count: ParameterEncodingError.maximumDepth / 2 - 1)))
+    }
+
+    /// The validation walk is iterative; Foundation's serializer, which runs after it, is not.
+    @Test func validationAtTheLimitRunsOnASmallStack() throws {
+        var nested: Parameters = ["leaf": 1]
+        for _ in 0..<(ParameterEncodingError.maximumDepth / 2 - 1) { nested = ["a": [nested]] }
+        let parameters = nested
+        // 512 KiB is the stack of a secondary thread on Apple platforms.
+        let depth = try onThread(stackSize: 512 * 1024) { () -> Int in
+            var value: Any = try SerializableValue.normalize(parameters, for: .json)
+            var depth = 0
+            while true {
+                if let dictionary = value as? [String: Any], let inner = dictionary["a"] { value = inner } else if let array = value as? [Any], let inner = array.first { value = inner } else { break }
+                depth += 1
+            }
+            return depth
+        }
+        #expect(depth == ParameterEncodingError.maximumDepth - 2)
     }
 }

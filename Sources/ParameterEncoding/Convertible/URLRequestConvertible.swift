@@ -70,10 +70,11 @@ extension URLRequest {
         }
     }
 
-    /// Sets `Content-Type` unless the request already has one.
-    package mutating func setContentTypeIfAbsent(_ contentType: String) {
+    /// Sets the body, and `Content-Type` unless the request already has one.
+    package mutating func setBody(_ body: Data, defaultContentType contentType: String) {
         if value(forHTTPHeaderField: "Content-Type") == nil {
             setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
+        httpBody = body
     }
 }

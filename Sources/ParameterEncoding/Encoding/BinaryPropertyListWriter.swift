@@ -20,45 +20,80 @@ struct BinaryPropertyListWriter {
     /// Encodes a tree made of `[String: Any]`, `[Any]`, `String`, `Bool`, integers, `Double`,
     /// `NSNumber`, `Date` and `Data`.
     static func encode(_ root: Any) throws -> Data {
-        var writer = BinaryPropertyListWriter(objectCount: try countObjects(root))
-        let top = try writer.write(root)
+        var writer = BinaryPropertyListWriter(objectCount: countObjects(root))
+        let top = try writer.writeTree(root)
         return writer.finish(topObject: top)
     }
 
-    private static func countObjects(_ value: Any) throws -> Int {
-        if let dictionary = value as? [String: Any] {
-            return try dictionary.values.reduce(1 + dictionary.count) { $0 + (try countObjects($1)) }
+    /// One object per value, plus one per dictionary key; counted without recursion.
+    private static func countObjects(_ root: Any) -> Int {
+        var count = 0
+        var pending: [Any] = [root]
+        while let value = pending.popLast() {
+            count += 1
+            if let dictionary = value as? [String: Any] {
+                count += dictionary.count
+                pending.append(contentsOf: dictionary.values)
+            } else if let array = value as? [Any] {
+                pending.append(contentsOf: array)
+            }
         }
-        if let array = value as? [Any] {
-            return try array.reduce(1) { $0 + (try countObjects($1)) }
-        }
-        return 1
+        return count
     }
 
     // MARK: Objects
 
-    /// Writes one object (after its children) and returns its object number.
-    private mutating func write(_ value: Any) throws -> Int {
-        if let dictionary = value as? [String: Any] {
-            let keys = KeyOrder.sorted(Array(dictionary.keys))
-            let keyReferences = keys.map { writeString($0) }
-            var valueReferences: [Int] = []
-            valueReferences.reserveCapacity(keys.count)
-            for key in keys {
-                if let element = dictionary[key] { valueReferences.append(try write(element)) }
+    /// An open container: its children and the object numbers of those already written.
+    private struct Frame {
+        let keyReferences: [Int]?
+        let values: [Any]
+        var references: [Int] = []
+
+        var isComplete: Bool { references.count == values.count }
+    }
+
+    /// Writes the tree children first, with open containers on an explicit stack so any depth
+    /// uses the same small amount of thread stack. Returns the root's object number.
+    private mutating func writeTree(_ root: Any) throws -> Int {
+        var stack: [Frame] = []
+        var pending = root
+        while true {
+            if let dictionary = pending as? [String: Any] {
+                let keys = KeyOrder.sorted(Array(dictionary.keys))
+                let keyReferences = keys.map { writeString($0) }
+                stack.append(Frame(keyReferences: keyReferences, values: keys.compactMap { dictionary[$0] }))
+            } else if let array = pending as? [Any] {
+                stack.append(Frame(keyReferences: nil, values: array))
+            } else {
+                let reference = try writeScalar(pending)
+                guard !stack.isEmpty else { return reference }
+                stack[stack.count - 1].references.append(reference)
             }
-            return beginObject {
-                $0.writeMarker(0xD0, count: keys.count)
-                for reference in keyReferences + valueReferences { $0.writeReference(reference) }
+            while let top = stack.last, top.isComplete {
+                stack.removeLast()
+                let reference = writeContainer(top)
+                guard !stack.isEmpty else { return reference }
+                stack[stack.count - 1].references.append(reference)
+            }
+            let top = stack[stack.count - 1]
+            pending = top.values[top.references.count]
+        }
+    }
+
+    private mutating func writeContainer(_ frame: Frame) -> Int {
+        beginObject { writer in
+            if let keyReferences = frame.keyReferences {
+                writer.writeMarker(0xD0, count: keyReferences.count)
+                for reference in keyReferences + frame.references { writer.writeReference(reference) }
+            } else {
+                writer.writeMarker(0xA0, count: frame.references.count)
+                for reference in frame.references { writer.writeReference(reference) }
             }
         }
-        if let array = value as? [Any] {
-            let references = try array.map { try write($0) }
-            return beginObject {
-                $0.writeMarker(0xA0, count: references.count)
-                for reference in references { $0.writeReference(reference) }
-            }
-        }
+    }
+
+    /// Writes one value that is not a container and returns its object number.
+    private mutating func writeScalar(_ value: Any) throws -> Int {
         if let string = value as? String {
             return writeString(string)
         }

@@ -57,9 +57,7 @@ public struct JSONEncoding: ParameterEncoding {
     public func encode(_ urlRequest: any URLRequestConvertible, withJSONObject jsonObject: (any Sendable)?) throws -> URLRequest {
         var request = try urlRequest.asURLRequest()
         guard let jsonObject else { return request }
-        let data = try data(for: jsonObject)
-        request.setContentTypeIfAbsent("application/json")
-        request.httpBody = data
+        request.setBody(try data(for: jsonObject), defaultContentType: "application/json")
         return request
     }
 

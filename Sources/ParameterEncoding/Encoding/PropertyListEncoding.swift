@@ -50,9 +50,7 @@ public struct PropertyListEncoding: ParameterEncoding {
     public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         var request = try urlRequest.asURLRequest()
         guard let parameters else { return request }
-        let data = try data(for: parameters)
-        request.setContentTypeIfAbsent("application/x-plist")
-        request.httpBody = data
+        request.setBody(try data(for: parameters), defaultContentType: "application/x-plist")
         return request
     }
 

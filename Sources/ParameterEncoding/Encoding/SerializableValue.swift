@@ -21,48 +21,145 @@ enum SerializableValue {
 
     /// Returns `value` as nested `[String: Any]`, `[Any]`, `String`, `Bool`, numbers, `NSNull`
     /// (JSON) or `Date` and `Data` (property lists).
-    static func normalize(_ value: Any, for format: Format) throws -> Any {
-        try normalize(value, format, depth: 0)
+    ///
+    /// The walk is iterative: open containers live on an explicit stack, so any depth up to
+    /// ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack.
+    static func normalize(_ root: Any, for format: Format) throws -> Any {
+        var stack: [Frame] = []
+        var pending = try classify(root, format)
+        while true {
+            switch pending {
+            case .value(let value):
+                guard !stack.isEmpty else { return value }
+                stack[stack.count - 1].attach(value)
+            case .container(let frame):
+                guard stack.count < ParameterEncodingError.maximumDepth else {
+                    throw ParameterEncodingError(
+                        .nestingTooDeep,
+                        detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
+                        path: stack.map(\.lastComponent)
+                    )
+                }
+                stack.append(frame)
+            }
+            // Finish every container whose children are all done, then start the next child.
+            while let top = stack.last, top.isComplete {
+                stack.removeLast()
+                guard !stack.isEmpty else { return top.result }
+                stack[stack.count - 1].attach(top.result)
+            }
+            // The top frame has children left: a child container is always finished and
+            // attached before its parent is looked at again.
+            let child = stack[stack.count - 1].takeNextChild()
+            do {
+                pending = try classify(child, format)
+            } catch var error as ParameterEncodingError {
+                error.prepend(stack.map(\.lastComponent))
+                throw error
+            }
+        }
     }
 
-    private static func normalize(_ value: Any, _ format: Format, depth: Int) throws -> Any {
+    /// A scalar's normalized value, or a container to open.
+    private enum Step {
+        case value(Any)
+        case container(Frame)
+    }
+
+    /// An open container: its children, the position of the next one, and what is built so far.
+    /// A child container is finished and attached before the next child is taken, so a frame
+    /// whose children have all been taken is complete.
+    private struct Frame {
+        let keys: [String]?
+        let values: [Any]
+        var next = 0
+        var dictionary: [String: Any] = [:]
+        var array: [Any] = []
+
+        init(keys: [String]?, values: [Any]) {
+            self.keys = keys
+            self.values = values
+            if keys == nil { array.reserveCapacity(values.count) } else { dictionary.reserveCapacity(values.count) }
+        }
+
+        var isComplete: Bool { next == values.count }
+        var result: Any { keys == nil ? array as Any : dictionary as Any }
+
+        /// The component of the child most recently started, for key paths.
+        var lastComponent: KeyPathComponent {
+            keys.map { .key($0[next - 1]) } ?? .index(next - 1)
+        }
+
+        mutating func takeNextChild() -> Any {
+            next += 1
+            return values[next - 1]
+        }
+
+        mutating func attach(_ value: Any) {
+            if let keys {
+                dictionary[keys[next - 1]] = value
+            } else {
+                array.append(value)
+            }
+        }
+    }
+
+    private static func classify(_ value: Any, _ format: Format) throws -> Step {
         let type = type(of: value)
         if type == String.self || type == Int.self || type == Bool.self {
-            return value
+            return .value(value)
         }
         if type == Double.self, let double = value as? Double {
-            return try checked(double, format)
+            return .value(try checked(double, format))
         }
         if let optional = value as? any OptionalParameter {
-            guard let wrapped = optional.wrappedParameter else { return try null(format) }
-            return try normalize(wrapped, format, depth: depth)
+            guard let wrapped = optional.wrappedParameter else { return .value(try null(format)) }
+            return try classify(wrapped, format)
         }
         if type is NSNumber.Type, let number = value as? NSNumber {
-            if number.isBoolean { return number.boolValue }
+            if number.isBoolean { return .value(number.boolValue) }
             _ = try checked(number.doubleValue, format)
-            return number
+            return .value(number)
         }
-        if value is NSNull {
-            return try null(format)
+        // Class checks by metatype: `value is NSNull` would first bridge a Swift container, and
+        // on Linux that converts the whole nested tree to NSArray/NSDictionary, recursively.
+        if type is NSNull.Type {
+            return .value(try null(format))
+        }
+        if let dictionary = value as? [String: Any] {
+            return .container(Frame(keys: Array(dictionary.keys), values: Array(dictionary.values)))
+        }
+        if let dictionary = value as? [AnyHashable: Any] {
+            let key = dictionary.keys.min { String(describing: $0.base) < String(describing: $1.base) }
+            let keyText = key.map { String(describing: $0.base) } ?? ""
+            let keyType = key.map { String(describing: Swift.type(of: $0.base)) } ?? "unknown"
+            throw ParameterEncodingError(
+                format.invalidValueCode,
+                detail: "dictionary keys must be strings, found key \(keyText) of type \(keyType)",
+                path: []
+            )
+        }
+        if let elements = arrayElements(of: value) {
+            return .container(Frame(keys: nil, values: elements))
         }
         if let text = value as? String {
-            return text
+            return .value(text)
         }
         if let integer = value as? any BinaryInteger {
-            return Int(exactly: integer) ?? value
+            return .value(Int(exactly: integer) ?? value)
         }
         if let float = value as? Float {
             // Through the shortest text, so 0.1 stays 0.1 rather than 0.100000001490116.
-            return try checked(Double(float.description) ?? Double(float), format)
+            return .value(try checked(Double(float.description) ?? Double(float), format))
         }
         if let decimal = value as? Decimal {
-            return try checked(decimal, format)
+            return .value(try checked(decimal, format))
         }
         if let text = value as? any StringProtocol {
-            return String(text)
+            return .value(String(text))
         }
         if let character = value as? Character {
-            return String(character)
+            return .value(String(character))
         }
         if format != .json, let date = value as? Date {
             if format == .propertyList(datesToTheSecond: true),
@@ -74,34 +171,10 @@ enum SerializableValue {
                     path: []
                 )
             }
-            return date
+            return .value(date)
         }
         if format != .json, value is Data {
-            return value
-        }
-        if let dictionary = value as? [String: Any] {
-            try enter(depth: depth + 1)
-            var result: [String: Any] = [:]
-            result.reserveCapacity(dictionary.count)
-            for (key, element) in dictionary {
-                result[key] = try descend(.key(key)) { try normalize(element, format, depth: depth + 1) }
-            }
-            return result
-        }
-        if let dictionary = value as? [AnyHashable: Any] {
-            let key = dictionary.keys.map { String(describing: $0.base) }.sorted().first ?? ""
-            let keyType = dictionary.keys.first.map { String(describing: Swift.type(of: $0.base)) } ?? "unknown"
-            throw ParameterEncodingError(
-                format.invalidValueCode,
-                detail: "dictionary keys must be strings, found key \(key) of type \(keyType)",
-                path: []
-            )
-        }
-        if let elements = arrayElements(of: value) {
-            try enter(depth: depth + 1)
-            return try elements.enumerated().map { index, element in
-                try descend(.index(index)) { try normalize(element, format, depth: depth + 1) }
-            }
+            return .value(value)
         }
         throw ParameterEncodingError(
             format.invalidValueCode,
@@ -114,25 +187,6 @@ enum SerializableValue {
         if let array = value as? [Any] { return array }
         if let sequence = value as? any SerializableSequence { return sequence.serializableElements }
         return nil
-    }
-
-    private static func descend(_ component: KeyPathComponent, _ body: () throws -> Any) throws -> Any {
-        do {
-            return try body()
-        } catch var error as ParameterEncodingError {
-            error.prepend(component)
-            throw error
-        }
-    }
-
-    private static func enter(depth: Int) throws {
-        guard depth <= ParameterEncodingError.maximumDepth else {
-            throw ParameterEncodingError(
-                .nestingTooDeep,
-                detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
-                path: []
-            )
-        }
     }
 
     private static func null(_ format: Format) throws -> Any {

@@ -120,8 +120,7 @@ public struct URLEncoding: ParameterEncoding {
             }
             request.url = try url.appendingPercentEncodedQuery(String(decoding: query, as: UTF8.self))
         } else {
-            request.setContentTypeIfAbsent("application/x-www-form-urlencoded; charset=utf-8")
-            request.httpBody = Data(query)
+            request.setBody(Data(query), defaultContentType: "application/x-www-form-urlencoded; charset=utf-8")
         }
         return request
     }

@@ -35,16 +35,18 @@ extension QueryWriter {
         if let scalar = value as? any QueryScalar {
             return scalar.writeQueryPair(into: &self)
         }
-        if value is NSNull {
+        // Class checks by metatype: a cast to a class would first try to bridge the value.
+        let type = type(of: value)
+        if type is NSNull.Type {
             return writeNil()
         }
-        if let string = value as? String {
+        if type is NSString.Type, let string = value as? String {
             return writePair(text: string)
         }
-        if let dictionary = value as? NSDictionary {
+        if type is NSDictionary.Type, let dictionary = value as? NSDictionary {
             return try push(.described(dictionary.map { (key: $0.key, value: $0.value) }), rawKey: rawKey)
         }
-        if let array = value as? NSArray {
+        if type is NSArray.Type, let array = value as? NSArray {
             return try push(.indexed(array.map { $0 }), rawKey: rawKey)
         }
         writePair(text: String(describing: value))
