@@ -19,6 +19,8 @@ extension URLEncoding {
         public let encodesSpaceAsPlus: Bool
         /// For each byte, its 1 to 3 output bytes (little-endian) with their count in the top byte.
         private let table: [UInt32]
+        /// For each byte, 1 if it is written differently, else 0.
+        private let changes: [UInt8]
 
         /// Creates an escaping table.
         ///
@@ -45,6 +47,9 @@ extension URLEncoding {
                 if byte == 0x20 && encodesSpaceAsPlus { return UInt32(UInt8(ascii: "+")) | 1 << 24 }
                 return UInt32(UInt8(ascii: "%")) | UInt32(Self.hexDigit(byte >> 4)) << 8
                     | UInt32(Self.hexDigit(byte & 0x0F)) << 16 | 3 << 24
+            }
+            self.changes = (0...255).map { byte in
+                Self.allows(UInt8(byte), low: low, high: high) ? 0 : 1
             }
         }
 
@@ -81,7 +86,7 @@ extension URLEncoding {
             var string = string
             let escaped = string.withUTF8 { source in
                 table.withUnsafeBufferPointer { table -> String? in
-                    let start = Self.firstChange(in: source, table: table)
+                    let start = firstChange(in: source)
                     guard start < source.count else { return nil }
                     let capacity = Self.encodedCapacity(of: source, from: start, table: table)
                     return String(unsafeUninitializedCapacity: capacity) { target in
@@ -101,7 +106,7 @@ extension URLEncoding {
         /// Appends the encoded form of `source` to `output`.
         func append(_ source: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
             table.withUnsafeBufferPointer { table in
-                let start = Self.firstChange(in: source, table: table)
+                let start = firstChange(in: source)
                 guard start < source.count else {
                     output.append(contentsOf: source)
                     return
@@ -120,15 +125,24 @@ extension URLEncoding {
         // MARK: Table-driven encoding
 
         /// The index of the first byte that does not stay as it is, or `source.count`.
+        /// Eight bytes are tested per step, with one branch, before the exact byte is found.
         @inline(__always)
-        private static func firstChange(in source: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt32>) -> Int {
-            var index = 0
-            while index < source.count {
-                let byte = source[index]
-                if table[Int(byte)] != UInt32(byte) | 1 << 24 { break }
-                index += 1
+        private func firstChange(in source: UnsafeBufferPointer<UInt8>) -> Int {
+            changes.withUnsafeBufferPointer { changes in
+                guard let bytes = source.baseAddress, let changes = changes.baseAddress else { return 0 }
+                let count = source.count
+                var index = 0
+                while index + 8 <= count {
+                    let any = changes[Int(bytes[index])] | changes[Int(bytes[index + 1])]
+                        | changes[Int(bytes[index + 2])] | changes[Int(bytes[index + 3])]
+                        | changes[Int(bytes[index + 4])] | changes[Int(bytes[index + 5])]
+                        | changes[Int(bytes[index + 6])] | changes[Int(bytes[index + 7])]
+                    if any != 0 { break }
+                    index += 8
+                }
+                while index < count && changes[Int(bytes[index])] == 0 { index += 1 }
+                return index
             }
-            return index
         }
 
         /// Room for the encoded text plus the three bytes the last 32-bit store may spill.
@@ -156,6 +170,22 @@ extension URLEncoding {
             var output = UnsafeMutableRawPointer(base + start)
             var position = input + start
             let end = input + source.count
+            // Four bytes a step: the table loads are independent, only the offsets chain.
+            while end - position >= 4 {
+                let first = table[Int(position[0])]
+                let second = table[Int(position[1])]
+                let third = table[Int(position[2])]
+                let fourth = table[Int(position[3])]
+                output.storeBytes(of: first.littleEndian, as: UInt32.self)
+                output += Int(first >> 24)
+                output.storeBytes(of: second.littleEndian, as: UInt32.self)
+                output += Int(second >> 24)
+                output.storeBytes(of: third.littleEndian, as: UInt32.self)
+                output += Int(third >> 24)
+                output.storeBytes(of: fourth.littleEndian, as: UInt32.self)
+                output += Int(fourth >> 24)
+                position += 4
+            }
             while position < end {
                 let entry = table[Int(position.pointee)]
                 output.storeBytes(of: entry.littleEndian, as: UInt32.self)
