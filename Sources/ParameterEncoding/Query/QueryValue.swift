@@ -17,6 +17,18 @@ extension QueryWriter {
         }
     }
 
+    /// Writes one `any Sendable` value, opened directly rather than boxed in `Any` first.
+    mutating func write(sendable value: any Sendable, rawKey: String) throws {
+        switch _openExistential(value, do: classifyQueryValue) {
+        case .text(let text): writePair(text: text)
+        case .integer(let integer): writePair(integer: integer)
+        case .bool(let bool): writePair(bool: bool)
+        case .double(let double): writePair(text: double.description)
+        case .children(let children): try push(children, rawKey: rawKey)
+        case .uncommon: try writeUncommon(value, rawKey: rawKey)
+        }
+    }
+
     private mutating func writeUncommon(_ value: Any, rawKey: String) throws {
         var value = value
         while let optional = value as? any OptionalParameter {
@@ -81,16 +93,16 @@ func classifyQueryValue<T>(_ value: T) -> ClassifiedQueryValue {
         return _openExistential(unsafeBitCast(value, to: (any Sendable).self), do: classifyQueryValue)
     }
     if type == CommonTypes.parameters {
-        return .children(unsafeBitCast(value, to: [String: any Sendable].self).queryChildren)
+        return .children(.parameters(unsafeBitCast(value, to: [String: any Sendable].self)))
     }
     if type == CommonTypes.sendableArray {
-        return .children(.indexed(unsafeBitCast(value, to: [any Sendable].self).map { $0 as Any }))
+        return .children(.indexed(unsafeBitCast(value, to: [any Sendable].self)))
     }
     if type == CommonTypes.stringArray {
-        return .children(.indexed(unsafeBitCast(value, to: [String].self).map { $0 as Any }))
+        return .children(.indexed(unsafeBitCast(value, to: [String].self).map { $0 as any Sendable }))
     }
     if type == CommonTypes.parametersArray {
-        return .children(.indexed(unsafeBitCast(value, to: [[String: any Sendable]].self).map { $0 as Any }))
+        return .children(.indexed(unsafeBitCast(value, to: [[String: any Sendable]].self).map { $0 as any Sendable }))
     }
     if type == CommonTypes.anyDictionary {
         return .children(unsafeBitCast(value, to: [String: Any].self).queryChildren)
@@ -119,11 +131,35 @@ private enum CommonTypes {
 /// The children of a container: keys (for dictionaries and ordered pairs) and values, with the
 /// order to write them in.
 struct QueryChildren {
+    /// The values, kept as `any Sendable` when they come that way: wrapping an `any Sendable` in
+    /// `Any` does not fit `Any`'s inline buffer and would allocate a box per value.
+    enum Values {
+        case sendable([any Sendable])
+        case any([Any])
+
+        var count: Int {
+            switch self {
+            case .sendable(let values): values.count
+            case .any(let values): values.count
+            }
+        }
+    }
+
     /// Keys, one per value; empty for arrays.
     let keys: [String]
-    let values: [Any]
+    let values: Values
     /// Positions in writing order; empty means the order of `values`.
     let order: [Int]
+
+    init(keys: [String], values: Values, order: [Int]) {
+        self.keys = keys
+        self.values = values
+        self.order = order
+    }
+
+    init(keys: [String], values: [Any], order: [Int]) {
+        self.init(keys: keys, values: .any(values), order: order)
+    }
 
     var count: Int { values.count }
     var isKeyed: Bool { !keys.isEmpty }
@@ -134,9 +170,20 @@ struct QueryChildren {
         order.isEmpty ? index : order[index]
     }
 
+    /// A parameters dictionary, sorted by key in ``KeyOrder``, its values kept as they are.
+    static func parameters(_ dictionary: [String: any Sendable]) -> QueryChildren {
+        let keys = Array(dictionary.keys)
+        return QueryChildren(keys: keys, values: .sendable(Array(dictionary.values)), order: KeyOrder.sortedIndices(keys))
+    }
+
     /// Array elements, in order.
     static func indexed(_ values: [Any]) -> QueryChildren {
-        QueryChildren(keys: [], values: values, order: [])
+        QueryChildren(keys: [], values: .any(values), order: [])
+    }
+
+    /// Array elements that are `any Sendable`, in order.
+    static func indexed(_ values: [any Sendable]) -> QueryChildren {
+        QueryChildren(keys: [], values: .sendable(values), order: [])
     }
 
     /// Dictionary entries, sorted by key in ``KeyOrder``.

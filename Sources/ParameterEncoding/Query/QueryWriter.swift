@@ -18,7 +18,7 @@ struct QueryWriter {
     /// The escaped key of the value being written.
     private var key: [UInt8] = []
     /// The container being walked, and the ones that hold it, outermost first.
-    private var current = Frame(QueryChildren(keys: [], values: [], order: []), keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
+    private var current = Frame(.indexed([Any]()), keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
     private var parents: [Frame] = []
     /// Whether keys must also be kept unescaped, for ``URLEncoding/ArrayEncoding/custom(_:)``.
     private let tracksRawKey: Bool
@@ -66,7 +66,7 @@ struct QueryWriter {
 
     /// Writes a dictionary's entries with keys sorted at every level.
     mutating func write(_ parameters: [String: any Sendable]) throws {
-        try run(parameters.queryChildren)
+        try run(.parameters(parameters))
     }
 
     /// Writes pairs in the order given; nested dictionaries are still sorted.
@@ -122,7 +122,10 @@ struct QueryWriter {
                     escaping.append(rawKey, to: &key)
                 }
             }
-            try write(current.children.values[slot], rawKey: rawKey)
+            switch current.children.values {
+            case .sendable(let values): try write(sendable: values[slot], rawKey: rawKey)
+            case .any(let values): try write(values[slot], rawKey: rawKey)
+            }
         }
     }
 
