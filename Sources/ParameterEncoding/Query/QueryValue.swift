@@ -7,25 +7,22 @@ extension QueryWriter {
     mutating func write(_ value: Any, rawKey: String) throws {
         // Opening the existential hands `classify` the dynamic type as `T`, which it compares
         // directly: three times cheaper than a dynamic cast per value.
-        switch _openExistential(value, do: classifyQueryValue) {
-        case .text(let text): writePair(text: text)
-        case .integer(let integer): writePair(integer: integer)
-        case .bool(let bool): writePair(bool: bool)
-        case .double(let double): writePair(text: double.description)
-        case .children(let children): try push(children, rawKey: rawKey)
-        case .uncommon: try writeUncommon(value, rawKey: rawKey)
-        }
+        try write(_openExistential(value, do: classifyQueryValue), of: value, rawKey: rawKey)
     }
 
     /// Writes one `any Sendable` value, opened directly rather than boxed in `Any` first.
     mutating func write(sendable value: any Sendable, rawKey: String) throws {
-        switch _openExistential(value, do: classifyQueryValue) {
+        try write(_openExistential(value, do: classifyQueryValue), of: value, rawKey: rawKey)
+    }
+
+    private mutating func write(_ classified: ClassifiedQueryValue, of value: @autoclosure () -> Any, rawKey: String) throws {
+        switch classified {
         case .text(let text): writePair(text: text)
         case .integer(let integer): writePair(integer: integer)
         case .bool(let bool): writePair(bool: bool)
         case .double(let double): writePair(text: double.description)
         case .children(let children): try push(children, rawKey: rawKey)
-        case .uncommon: try writeUncommon(value, rawKey: rawKey)
+        case .uncommon: try writeUncommon(value(), rawKey: rawKey)
         }
     }
 
