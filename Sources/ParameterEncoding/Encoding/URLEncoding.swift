@@ -78,9 +78,7 @@ public struct URLEncoding: ParameterEncoding {
     public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
         guard let parameters, !parameters.isEmpty else { return request }
-        var writer = QueryWriter(self, capacity: parameters.count * 24)
-        try writer.write(parameters)
-        return try apply(writer.output, to: request)
+        return try apply(queryBytes(.parameters(parameters)), to: request)
     }
 
     /// Returns the request with ordered pairs in its query string or body, in the order given.
@@ -92,9 +90,7 @@ public struct URLEncoding: ParameterEncoding {
     /// - Throws: As ``encode(_:with:)``.
     public func encode(_ urlRequest: any URLRequestConvertible, withOrderedPairs pairs: KeyValuePairs<String, any Sendable>) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
-        var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs.map { (key: $0.key, value: $0.value as Any) })
-        return try apply(writer.output, to: request)
+        return try apply(queryBytes(.ordered(pairs.lazy.map { ($0.key, $0.value) })), to: request)
     }
 
     /// Returns the request with ordered pairs in its query string or body, in the order given.
@@ -106,9 +102,7 @@ public struct URLEncoding: ParameterEncoding {
     /// - Throws: As ``encode(_:with:)``.
     public func encode(_ urlRequest: any URLRequestConvertible, withOrderedPairs pairs: [(String, any Sendable)]) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
-        var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs.map { (key: $0.0, value: $0.1 as Any) })
-        return try apply(writer.output, to: request)
+        return try apply(queryBytes(.ordered(pairs)), to: request)
     }
 
     private func apply(_ query: [UInt8], to request: URLRequest) throws -> URLRequest {

@@ -24,9 +24,7 @@ extension URLEncoding {
     /// - Throws: ``ParameterEncodingError`` with code ``ParameterEncodingError/Code/nestingTooDeep``
     ///   and the key path when containers nest deeper than ``ParameterEncodingError/maximumDepth``.
     public func query(_ parameters: Parameters) throws -> String {
-        var writer = QueryWriter(self, capacity: parameters.count * 24)
-        try writer.write(parameters)
-        return String(decoding: writer.output, as: UTF8.self)
+        String(decoding: try queryBytes(.parameters(parameters)), as: UTF8.self)
     }
 
     /// Builds a query string from ordered pairs, in the order given.
@@ -35,9 +33,7 @@ extension URLEncoding {
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: KeyValuePairs<String, any Sendable>) throws -> String {
-        var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs.map { (key: $0.key, value: $0.value as Any) })
-        return String(decoding: writer.output, as: UTF8.self)
+        String(decoding: try queryBytes(.ordered(pairs.lazy.map { ($0.key, $0.value) })), as: UTF8.self)
     }
 
     /// Builds a query string from ordered pairs, in the order given.
@@ -46,9 +42,7 @@ extension URLEncoding {
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: [(String, any Sendable)]) throws -> String {
-        var writer = QueryWriter(self, capacity: pairs.count * 24)
-        try writer.write(orderedPairs: pairs.map { (key: $0.0, value: $0.1 as Any) })
-        return String(decoding: writer.output, as: UTF8.self)
+        String(decoding: try queryBytes(.ordered(pairs)), as: UTF8.self)
     }
 
     /// The escaped pairs one key and its value flatten into, in order.
@@ -64,14 +58,20 @@ extension URLEncoding {
     /// - Returns: Escaped key and value of each pair.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func queryComponents(fromKey key: String, value: Any) throws -> [(String, String)] {
-        var writer = QueryWriter(self)
-        try writer.write(orderedPairs: [(key: key, value: value)])
+        let bytes = try queryBytes(QueryChildren(keys: [key], values: [value], order: []))
         // `&` and `=` are always escaped inside keys and values, so they split the output exactly.
-        return writer.output.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
+        return bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(decoding: parts[0], as: UTF8.self)
             let value = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : ""
             return (name, value)
         }
+    }
+
+    /// The query bytes for top-level children; every `query` and `encode` entry point ends here.
+    func queryBytes(_ root: QueryChildren) throws -> [UInt8] {
+        var writer = QueryWriter(self, capacity: root.count * 24)
+        try writer.write(root)
+        return writer.output
     }
 }

@@ -173,6 +173,11 @@ struct QueryChildren {
         return QueryChildren(keys: keys, values: .sendable(Array(dictionary.values)), order: KeyOrder.sortedIndices(keys))
     }
 
+    /// Pairs in the order given.
+    static func ordered<Pairs: Sequence>(_ pairs: Pairs) -> QueryChildren where Pairs.Element == (String, any Sendable) {
+        QueryChildren(keys: pairs.map(\.0), values: .sendable(pairs.map(\.1)), order: [])
+    }
+
     /// Array elements, in order.
     static func indexed(_ values: [Any]) -> QueryChildren {
         QueryChildren(keys: [], values: .any(values), order: [])
@@ -245,7 +250,7 @@ extension Array: QueryContainer {
     var queryChildren: QueryChildren {
         // `[(String, any Sendable)]` is a list of ordered pairs, not an array of tuples.
         if Element.self == (String, any Sendable).self, let pairs = self as? [(String, any Sendable)] {
-            return QueryChildren(keys: pairs.map(\.0), values: pairs.map { $0.1 as Any }, order: [])
+            return .ordered(pairs)
         }
         return .indexed(map { $0 as Any })
     }

@@ -2,7 +2,7 @@
 
 /// Flattens parameters into `key=value&key=value` bytes in one pass.
 ///
-/// The walk is iterative: open containers live on ``stack``, not on the call stack, so any depth
+/// The walk is iterative: open containers live in ``parents``, not on the call stack, so any depth
 /// up to ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack. The
 /// escaped key of the current position is kept in ``key`` and grows and shrinks as the walk
 /// enters and leaves containers, so nested keys like `a[b][]` are never built as strings and
@@ -62,21 +62,11 @@ struct QueryWriter {
         key.reserveCapacity(64)
     }
 
-    // MARK: Entry points
-
-    /// Writes a dictionary's entries with keys sorted at every level.
-    mutating func write(_ parameters: [String: any Sendable]) throws {
-        try run(.parameters(parameters))
-    }
-
-    /// Writes pairs in the order given; nested dictionaries are still sorted.
-    mutating func write(orderedPairs pairs: [(key: String, value: Any)]) throws {
-        try run(QueryChildren(keys: pairs.map(\.key), values: pairs.map(\.value), order: []))
-    }
-
     // MARK: Walk
 
-    private mutating func run(_ root: QueryChildren) throws {
+    /// Writes the children of the top level: `.parameters(_:)` sorts them, `.ordered(_:)` keeps
+    /// the caller's order. Nested dictionaries are always sorted.
+    mutating func write(_ root: QueryChildren) throws {
         key.removeAll(keepingCapacity: true)
         parents.removeAll(keepingCapacity: true)
         current = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
