@@ -185,7 +185,7 @@ enum SerializableValue {
 
     private static func arrayElements(of value: Any) -> [Any]? {
         if let array = value as? [Any] { return array }
-        if let sequence = value as? any SerializableSequence { return sequence.serializableElements }
+        if let sequence = value as? any ArrayLikeParameter { return sequence.parameterElements }
         return nil
     }
 
@@ -216,27 +216,5 @@ enum SerializableValue {
             )
         }
         return double
-    }
-}
-
-// MARK: - SerializableSequence
-
-/// Array-like values other than `Array`, written as arrays.
-protocol SerializableSequence {
-    var serializableElements: [Any] { get }
-}
-
-extension ContiguousArray: SerializableSequence {
-    var serializableElements: [Any] { map { $0 as Any } }
-}
-
-extension ArraySlice: SerializableSequence {
-    var serializableElements: [Any] { map { $0 as Any } }
-}
-
-extension Set: SerializableSequence {
-    /// Sorted by description, so the output is the same in every run.
-    var serializableElements: [Any] {
-        KeyOrder.sorted(map { $0 as Any }) { String(describing: $0) }
     }
 }

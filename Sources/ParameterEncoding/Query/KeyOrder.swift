@@ -10,7 +10,7 @@ import Foundation
 /// cannot be used directly for such keys: it is not a strict weak ordering when precomposed
 /// and decomposed forms mix (`"e\u{301}"` is neither less nor greater than `"é1"`, yet
 /// `"é1" < "é2"`), so a sort with it depends on the input order. For ASCII keys, by far the most
-/// common, both orders are the same and `<` is used as is.
+/// common, both orders are plain byte order, which is sorted by 16-byte integer prefixes.
 enum KeyOrder {
     /// Returns `items` sorted by the key of each.
     static func sorted<Item>(_ items: [Item], by key: (Item) -> String) -> [Item] {

@@ -38,6 +38,9 @@ extension QueryWriter {
         if let container = value as? any QueryContainer {
             return try push(container.queryChildren, rawKey: rawKey)
         }
+        if let sequence = value as? any ArrayLikeParameter {
+            return try push(.indexed(sequence.parameterElements), rawKey: rawKey)
+        }
         if let dictionary = value as? any DescribedKeyContainer {
             return try push(.described(dictionary.describedEntries), rawKey: rawKey)
         }
@@ -204,17 +207,6 @@ struct QueryChildren {
     }
 }
 
-// MARK: - OptionalParameter
-
-/// Lets the writer see through `Optional` without knowing its payload type.
-protocol OptionalParameter {
-    var wrappedParameter: Any? { get }
-}
-
-extension Optional: OptionalParameter {
-    var wrappedParameter: Any? { map { $0 as Any } }
-}
-
 // MARK: - QueryContainer
 
 /// A container the writer descends into.
@@ -253,22 +245,6 @@ extension Array: QueryContainer {
             return .ordered(pairs)
         }
         return .indexed(map { $0 as Any })
-    }
-}
-
-extension ContiguousArray: QueryContainer {
-    var queryChildren: QueryChildren { .indexed(map { $0 as Any }) }
-}
-
-extension ArraySlice: QueryContainer {
-    var queryChildren: QueryChildren { .indexed(map { $0 as Any }) }
-}
-
-extension Set: QueryContainer {
-    /// A set has no order of its own; its elements are written sorted by their description so
-    /// the output is the same in every run.
-    var queryChildren: QueryChildren {
-        .indexed(KeyOrder.sorted(map { $0 as Any }) { String(describing: $0) })
     }
 }
 
@@ -319,15 +295,5 @@ extension String: QueryScalar {
 extension Bool: QueryScalar {
     func writeQueryPair(into writer: inout QueryWriter) {
         writer.writePair(bool: self)
-    }
-}
-
-// MARK: - NSNumber
-
-extension NSNumber {
-    /// Whether this number is a boolean (`kCFBooleanTrue`/`kCFBooleanFalse`), not an integer.
-    package var isBoolean: Bool {
-        self === NSNumber(value: true) || self === NSNumber(value: false)
-            || String(describing: type(of: self)) == "__NSCFBoolean"
     }
 }
