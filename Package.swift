@@ -13,11 +13,13 @@ let package = Package(
         .target(name: "Requests", dependencies: ["ParameterEncoding"]),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["ParameterEncoding", "Requests"],
+            dependencies: ["ParameterEncoding", "Requests", "LoopbackFixture"],
             path: "Benchmarks"
         ),
+        // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
+        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py"]),
         .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding"]),
-        .testTarget(name: "RequestsTests", dependencies: ["Requests"]),
+        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,181 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - RequestError
+
+/// The one error type of the `Requests` module.
+///
+/// Every error says what failed (``code``) and carries what a person needs to debug it: the request's
+/// method and URL, the response when there was one (status, headers, a preview of the body) and the
+/// underlying error. Its ``description`` reads as one sentence, for logs.
+///
+/// Cancelling the calling `Task` throws `CancellationError`, as everywhere in Swift concurrency;
+/// ``Code/cancelled`` is for a transfer that was cancelled by something else.
+public struct RequestError: Error, CustomStringConvertible {
+    /// What failed.
+    public let code: Code
+    /// The request's method, when a request had been built.
+    public let method: HTTPMethod?
+    /// The request's URL, when it had one.
+    public let url: URL?
+    /// The response, for status, content-type and decoding failures.
+    public let response: Response?
+    /// More about the failure, such as the refused status or the type that failed to decode.
+    public let detail: String
+    /// The error that caused this one: a `ParameterEncodingError`, `URLError`, `DecodingError`…
+    public let underlyingError: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What failed.
+    ///   - request: The request involved, if one was built.
+    ///   - response: The response involved, if one arrived.
+    ///   - detail: More about the failure.
+    ///   - underlyingError: The error that caused this one.
+    public init(
+        _ code: Code,
+        request: URLRequest? = nil,
+        response: Response? = nil,
+        detail: String = "",
+        underlyingError: (any Error)? = nil
+    ) {
+        self.code = code
+        let request = request ?? response?.request
+        self.method = request?.method
+        self.url = request?.url
+        self.response = response
+        self.detail = detail
+        self.underlyingError = underlyingError
+    }
+
+    /// The response's status code, when there was a response.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// At most ``bodyPreviewLimit`` bytes of the response body as text, marked with `…` when cut.
+    public var bodyPreview: String? {
+        guard let data = response?.data, !data.isEmpty else { return nil }
+        return Self.preview(of: data)
+    }
+
+    /// How many bytes of a response body ``bodyPreview`` shows.
+    public static let bodyPreviewLimit = 1024
+
+    /// A readable sentence: what failed, for which request, and why.
+    ///
+    /// For example `Unacceptable status code 404 for GET http://127.0.0.1:8080/status/404: expected 200..<300; body: "status 404"`.
+    public var description: String {
+        var text = code.summary
+        if let statusCode, code == .unacceptableStatusCode {
+            text += " \(statusCode)"
+        }
+        if let url {
+            text += " for "
+            if let method {
+                text += method.rawValue + " "
+            }
+            text += url.absoluteString
+        }
+        if !detail.isEmpty {
+            text += ": " + detail
+        }
+        if let underlyingError {
+            text += " (\(underlyingError))"
+        }
+        if let bodyPreview, code != .transportFailed {
+            text += "; body: \"\(bodyPreview)\""
+        }
+        return text
+    }
+
+    static func preview(of data: Data) -> String {
+        let limit = bodyPreviewLimit
+        guard data.count > limit else {
+            return String(decoding: data, as: UTF8.self)
+        }
+        var end = data.startIndex + limit
+        // Do not cut a UTF-8 sequence in half: back up over continuation bytes.
+        while end > data.startIndex, data[end] & 0xC0 == 0x80 {
+            end -= 1
+        }
+        return String(decoding: data[data.startIndex..<end], as: UTF8.self) + "…"
+    }
+}
+
+// MARK: - Code
+
+extension RequestError {
+    /// The kinds of ``RequestError``. New kinds may be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable {
+            case invalidURL
+            case encodingFailed
+            case modifierFailed
+            case transportFailed
+            case unacceptableStatusCode
+            case unacceptableContentType
+            case decodingFailed
+            case timedOut
+            case cancelled
+        }
+
+        private let kind: Kind
+
+        private init(_ kind: Kind) {
+            self.kind = kind
+        }
+
+        /// The URL could not be parsed or built; ``RequestError/detail`` shows it.
+        public static let invalidURL = Code(.invalidURL)
+        /// Parameters, method or headers could not be put into the request; the underlying error is a
+        /// `ParameterEncodingError` naming the key path or header.
+        public static let encodingFailed = Code(.encodingFailed)
+        /// A request modifier threw; ``RequestError/detail`` names the modifier.
+        public static let modifierFailed = Code(.modifierFailed)
+        /// The transfer failed (connection refused or dropped, DNS, TLS…); the underlying error is
+        /// usually a `URLError`.
+        public static let transportFailed = Code(.transportFailed)
+        /// ``Response/validate(statusCodes:contentTypes:)`` refused the status code.
+        public static let unacceptableStatusCode = Code(.unacceptableStatusCode)
+        /// ``Response/validate(statusCodes:contentTypes:)`` refused the response's `Content-Type`.
+        public static let unacceptableContentType = Code(.unacceptableContentType)
+        /// The body could not be decoded; the underlying error is the decoder's, and the response is kept.
+        public static let decodingFailed = Code(.decodingFailed)
+        /// No complete response arrived within the request's timeout.
+        public static let timedOut = Code(.timedOut)
+        /// The transfer was cancelled by something other than the calling task.
+        public static let cancelled = Code(.cancelled)
+
+        /// The first words of an error's description.
+        var summary: String {
+            switch kind {
+            case .invalidURL: "Invalid URL"
+            case .encodingFailed: "Could not encode the request"
+            case .modifierFailed: "A request modifier failed"
+            case .transportFailed: "Transport failed"
+            case .unacceptableStatusCode: "Unacceptable status code"
+            case .unacceptableContentType: "Unacceptable content type"
+            case .decodingFailed: "Decoding failed"
+            case .timedOut: "Timed out"
+            case .cancelled: "Cancelled"
+            }
+        }
+
+        /// The name of the code, e.g. `timedOut`.
+        public var description: String {
+            switch kind {
+            case .invalidURL: "invalidURL"
+            case .encodingFailed: "encodingFailed"
+            case .modifierFailed: "modifierFailed"
+            case .transportFailed: "transportFailed"
+            case .unacceptableStatusCode: "unacceptableStatusCode"
+            case .unacceptableContentType: "unacceptableContentType"
+            case .decodingFailed: "decodingFailed"
+            case .timedOut: "timedOut"
+            case .cancelled: "cancelled"
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Response
+
+/// A complete HTTP response: the request that was sent, the `HTTPURLResponse`, the body and timings.
+///
+/// A value: validate and decode it synchronously, keep it, pass it across tasks.
+///
+/// ```swift
+/// let repos = try await session.request(url).validate().decode([Repo].self)
+/// ```
+public struct Response: Sendable {
+    /// The request as it was sent, after encoding and every modifier.
+    public let request: URLRequest
+    /// The response metadata. After redirects, this is the last response's.
+    public let httpResponse: HTTPURLResponse
+    /// The response body; empty when there was none.
+    public let data: Data
+    /// When the transfer started.
+    public let start: ContinuousClock.Instant
+    /// How long the transfer took, from sending the request to receiving the whole body.
+    public let duration: Duration
+
+    /// Creates a response; transports and tests use this.
+    ///
+    /// - Parameters:
+    ///   - request: The request that was sent.
+    ///   - httpResponse: The response metadata.
+    ///   - data: The body.
+    ///   - start: When the transfer started.
+    ///   - duration: How long it took.
+    public init(
+        request: URLRequest,
+        httpResponse: HTTPURLResponse,
+        data: Data,
+        start: ContinuousClock.Instant = .now,
+        duration: Duration = .zero
+    ) {
+        self.request = request
+        self.httpResponse = httpResponse
+        self.data = data
+        self.start = start
+        self.duration = duration
+    }
+
+    /// The HTTP status code, e.g. `200`.
+    public var statusCode: Int { httpResponse.statusCode }
+
+    /// The final URL, after redirects.
+    public var url: URL? { httpResponse.url }
+
+    /// The response headers, sorted by name; lookups ignore case.
+    public var headers: HTTPHeaders {
+        var dictionary: [String: String] = [:]
+        for (name, value) in httpResponse.allHeaderFields {
+            dictionary[String(describing: name)] = String(describing: value)
+        }
+        return HTTPHeaders(dictionary)
+    }
+
+    /// The media type from `Content-Type`, lowercased and without parameters, e.g. `application/json`.
+    public var mimeType: String? {
+        contentType.map { $0.mediaType }
+    }
+
+    /// The body as text, decoded with the charset `Content-Type` names (UTF-8 when it names none).
+    ///
+    /// Bytes that are invalid in that charset become U+FFFD; ``data`` keeps the exact bytes.
+    public var text: String {
+        let encoding = contentType?.charset.flatMap(Self.encoding(forCharset:)) ?? .utf8
+        if encoding == .utf8 {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return String(data: data, encoding: encoding) ?? String(decoding: data, as: UTF8.self)
+    }
+
+    var contentType: ContentType? {
+        httpResponse.value(forHTTPHeaderField: "Content-Type").map(ContentType.init(parsing:))
+    }
+
+    /// The `String.Encoding` for an IANA charset name; `nil` for names this module does not know.
+    static func encoding(forCharset name: String) -> String.Encoding? {
+        switch name.lowercased() {
+        case "utf-8", "utf8": .utf8
+        case "us-ascii", "ascii": .ascii
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1": .isoLatin1
+        case "iso-8859-2", "latin2": .isoLatin2
+        case "windows-1252", "cp1252": .windowsCP1252
+        case "windows-1251", "cp1251": .windowsCP1251
+        case "utf-16": .utf16
+        case "utf-16le": .utf16LittleEndian
+        case "utf-16be": .utf16BigEndian
+        case "utf-32": .utf32
+        case "utf-32le": .utf32LittleEndian
+        case "utf-32be": .utf32BigEndian
+        case "shift_jis", "shift-jis", "sjis": .shiftJIS
+        case "euc-jp": .japaneseEUC
+        case "iso-2022-jp": .iso2022JP
+        default: nil
+        }
+    }
+}
+
+// MARK: - ContentType
+
+/// A parsed `Content-Type` value: the media type and its `charset` parameter.
+struct ContentType: Sendable, Equatable {
+    /// `type/subtype`, lowercased.
+    let mediaType: String
+    /// The `charset` parameter without quotes, if any.
+    let charset: String?
+
+    init(parsing value: String) {
+        let parts = value.split(separator: ";", omittingEmptySubsequences: false)
+        mediaType = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        var charset: String?
+        for parameter in parts.dropFirst() {
+            guard let equals = parameter.firstIndex(of: "=") else { continue }
+            let name = parameter[..<equals].trimmingCharacters(in: .whitespaces)
+            guard name.lowercased() == "charset" else { continue }
+            var value = parameter[parameter.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            charset = value
+        }
+        self.charset = charset
+    }
+
+    /// Whether this media type matches a pattern such as `application/json`, `text/*` or `*/*`.
+    func matches(_ pattern: String) -> Bool {
+        let pattern = ContentType(parsing: pattern).mediaType
+        if pattern == "*/*" || pattern == "*" || pattern == mediaType {
+            return true
+        }
+        guard pattern.hasSuffix("/*") else { return false }
+        let type = pattern.dropLast(2)
+        return mediaType.hasPrefix(type) && mediaType.dropFirst(type.count).first == "/"
+    }
+}
