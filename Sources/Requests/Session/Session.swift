@@ -156,7 +156,9 @@ public final class Session: Sendable {
         }
         try Task.checkCancellation()
         if let timeout {
-            request.timeoutInterval = timeout.seconds
+            // The session enforces the deadline itself. URLSession's own timer must not fire first;
+            // on Linux it truncates to whole seconds, so a 0.8 s interval would fire at once.
+            request.timeoutInterval = max(request.timeoutInterval, timeout.seconds.rounded(.up))
         }
         let start = ContinuousClock.now
         let (data, httpResponse): (Data, HTTPURLResponse)

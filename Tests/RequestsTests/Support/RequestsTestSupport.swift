@@ -1,0 +1,112 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackFixture
+@testable import Requests
+
+// MARK: - Loopback server
+
+/// The loopback server shared by every integration test in this process.
+func server() throws -> LoopbackServer {
+    try LoopbackServer.shared.get()
+}
+
+// MARK: - Echo
+
+/// What `/anything` sends back.
+struct Echo: Decodable, Sendable {
+    let method: String
+    let path: String
+    let query: String
+    let headers: [[String]]
+    let body: String
+    let form: [[String]]?
+    let json: JSONValue?
+    let plist: JSONValue?
+    let parseError: String?
+
+    /// The first value of a header, ignoring the name's case.
+    func header(_ name: String) -> String? {
+        headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+    }
+
+    /// The raw body bytes.
+    var bodyData: Data { Data(base64Encoded: body) ?? Data() }
+}
+
+// MARK: - JSONValue
+
+/// Any JSON value, decodable and comparable, for checking what the server parsed.
+enum JSONValue: Decodable, Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByNilLiteral
+{
+    case string(String), number(Double), bool(Bool), null, array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    init(stringLiteral value: String) { self = .string(value) }
+    init(integerLiteral value: Int) { self = .number(Double(value)) }
+    init(floatLiteral value: Double) { self = .number(value) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+    init(nilLiteral: ()) { self = .null }
+    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+}
+
+// MARK: - MockTransport
+
+/// An in-memory transport: answers with a closure and records every request it sees.
+struct MockTransport: Transport {
+    let sent = Guarded<[URLRequest]>([])
+    let answer: @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)
+
+    init(answer: @escaping @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)) {
+        self.answer = answer
+    }
+
+    /// Answers every request with the given status, headers and body.
+    init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
+        self.init { request in
+            let url = request.url ?? URL(fileURLWithPath: "/")
+            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            guard let response else { throw URLError(.badServerResponse) }
+            return (body, response)
+        }
+    }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        sent.withLock { $0.append(request) }
+        return try await answer(request)
+    }
+
+    var requests: [URLRequest] { sent.withLock { $0 } }
+}
+
+/// A response value for unit tests.
+func makeResponse(status: Int = 200, headers: [String: String] = [:], body: String = "") throws -> Response {
+    let url = URL(string: "http://127.0.0.1/test") ?? URL(fileURLWithPath: "/")
+    let request = URLRequest(url: url)
+    guard let http = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers) else {
+        throw URLError(.badServerResponse)
+    }
+    return Response(request: request, httpResponse: http, data: Data(body.utf8))
+}
