@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Requests
+
+@Suite struct RequestErrorTests {
+    @Test func bodyPreviewIsCutAtOneKiBOnACharacterBoundary() throws {
+        let body = String(repeating: "a", count: 1023) + "é" + String(repeating: "b", count: 5000)
+        let error = RequestError(.unacceptableStatusCode, response: try makeResponse(status: 500, body: body))
+        let preview = try #require(error.bodyPreview)
+        #expect(preview == String(repeating: "a", count: 1023) + "…")
+        #expect(preview.utf8.count <= RequestError.bodyPreviewLimit + "…".utf8.count)
+    }
+
+    @Test func shortBodiesArePreviewedWhole() throws {
+        let error = RequestError(.unacceptableStatusCode, response: try makeResponse(status: 418, body: "teapot"))
+        #expect(error.bodyPreview == "teapot")
+        #expect(error.description == #"Unacceptable status code 418 for GET http://127.0.0.1/test; body: "teapot""#)
+    }
+
+    @Test func noResponseMeansNoPreview() {
+        let error = RequestError(.timedOut, detail: "no complete response within 1.0 seconds")
+        #expect(error.bodyPreview == nil)
+        #expect(error.statusCode == nil)
+        #expect(error.description == "Timed out: no complete response within 1.0 seconds")
+    }
+
+    @Test func descriptionIncludesMethodURLAndCause() throws {
+        let request = try URLRequest(url: "https://example.com/a?b=1", method: .post)
+        let error = RequestError(.transportFailed, request: request, underlyingError: URLError(.networkConnectionLost))
+        #expect(error.description.hasPrefix("Transport failed for POST https://example.com/a?b=1 ("))
+        #expect(error.method == .post)
+    }
+
+    @Test func codesHaveNames() {
+        let codes: [RequestError.Code] = [
+            .invalidURL, .encodingFailed, .modifierFailed, .transportFailed, .unacceptableStatusCode,
+            .unacceptableContentType, .decodingFailed, .timedOut, .cancelled,
+        ]
+        #expect(Set(codes).count == codes.count)
+        #expect(codes.map(\.description) == [
+            "invalidURL", "encodingFailed", "modifierFailed", "transportFailed", "unacceptableStatusCode",
+            "unacceptableContentType", "decodingFailed", "timedOut", "cancelled",
+        ])
+    }
+}
