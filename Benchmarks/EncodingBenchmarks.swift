@@ -19,7 +19,7 @@ struct EncodingBenchmarks {
             guard filter.map({ "\(group) \(name)".localizedCaseInsensitiveContains($0) }) ?? true else { return }
             let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
             let baselineTime = try baseline.map { try measure.nanosecondsPerOperation($0) }
-            rows.append(Row(group: group, name: name, baselineName: baselineName, bytes: bytes, ours: oursTime, baseline: baselineTime))
+            rows.append(Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: baselineTime))
         }
 
         let encoding = URLEncoding.default

@@ -34,6 +34,31 @@ struct Measure {
         return results[results.count / 2]
     }
 
+    /// Median nanoseconds per call of an async `operation`, measured like the synchronous one.
+    func nanosecondsPerOperation(async operation: () async throws -> Void) async rethrows -> Double {
+        let clock = ContinuousClock()
+        var iterations = 1
+        while true {
+            let start = clock.now
+            for _ in 0..<iterations { try await operation() }
+            let elapsed = clock.now - start
+            if elapsed >= sampleDuration / 4 || iterations >= 1 << 24 {
+                let perCall = max(Self.nanoseconds(elapsed) / Double(iterations), 1)
+                iterations = max(1, Int(Self.nanoseconds(sampleDuration) / perCall))
+                break
+            }
+            iterations *= 2
+        }
+        var results: [Double] = []
+        for _ in 0..<samples {
+            let start = clock.now
+            for _ in 0..<iterations { try await operation() }
+            results.append(Self.nanoseconds(clock.now - start) / Double(iterations))
+        }
+        results.sort()
+        return results[results.count / 2]
+    }
+
     static func nanoseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
     }
@@ -49,28 +74,39 @@ func consume<T>(_ value: T) {
 
 /// One line of the table: our operation against its baseline, both measured in this run.
 struct Row {
+    /// What the throughput column shows.
+    enum Throughput {
+        /// Megabytes per second, from the bytes one operation produces.
+        case bytes(Int)
+        /// Operations (requests) per second.
+        case operations
+        case none
+    }
+
     let group: String
     let name: String
     let baselineName: String
-    /// Bytes each operation produces, for MB/s.
-    let bytes: Int
+    let throughput: Throughput
     let ours: Double
     let baseline: Double?
+    /// The target this row must meet, shown beside the ratio, e.g. `< 20 µs`.
+    var target: String = ""
 
     var ratio: Double? { baseline.map { $0 / ours } }
 }
 
 enum Table {
     static func print(_ rows: [Row]) {
-        let header = ["benchmark", "ours / op", "MB/s", "baseline", "baseline / op", "ratio"]
+        let header = ["benchmark", "ours / op", "throughput", "baseline", "baseline / op", "ratio", "target"]
         let lines = rows.map { row -> [String] in
             [
                 "\(row.group): \(row.name)",
                 format(nanoseconds: row.ours),
-                row.bytes > 0 ? String(format: "%.0f", Double(row.bytes) / row.ours * 1e3) : "-",
+                throughput(row),
                 row.baselineName,
                 row.baseline.map(format(nanoseconds:)) ?? "-",
-                row.ratio.map { String(format: "%.1fx", $0) } ?? "-",
+                row.ratio.map { String(format: $0 < 10 ? "%.2fx" : "%.1fx", $0) } ?? "-",
+                row.target,
             ]
         }
         let widths = header.indices.map { column in
@@ -78,7 +114,7 @@ enum Table {
         }
         func render(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == 0 || index == 3
+                index == 0 || index == 3 || index == 6
                     ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }.joined(separator: "  ")
@@ -86,6 +122,14 @@ enum Table {
         Swift.print(render(header))
         Swift.print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
         lines.forEach { Swift.print(render($0)) }
+    }
+
+    static func throughput(_ row: Row) -> String {
+        switch row.throughput {
+        case .bytes(let bytes) where bytes > 0: String(format: "%.0f MB/s", Double(bytes) / row.ours * 1e3)
+        case .operations: String(format: "%.0f ops/s", 1e9 / row.ours)
+        default: "-"
+        }
     }
 
     static func format(nanoseconds: Double) -> String {

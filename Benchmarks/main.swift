@@ -28,9 +28,10 @@ while let argument = arguments.popFirst() {
 print("warning: a debug build; run `swift run -c release Benchmarks` for meaningful numbers\n")
 #endif
 
-let benchmarks = EncodingBenchmarks(measure: quick ? .quick : .standard, includeLargeScaling: !quick)
+let measure: Measure = quick ? .quick : .standard
 do {
-    let rows = try benchmarks.run(filter: filter)
+    var rows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick).run(filter: filter)
+    rows += try await SessionBenchmarks(measure: measure, quick: quick).run(filter: filter)
     Table.print(rows)
     print("\nratio = baseline time / our time, both measured in this run; higher is better.")
 } catch {

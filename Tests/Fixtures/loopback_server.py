@@ -51,6 +51,9 @@ def plain(value):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "LoopbackServer/1"
+    # Headers and body go out in separate writes; without TCP_NODELAY, Nagle plus delayed ACKs
+    # stall every keep-alive response by 40 ms.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

@@ -105,9 +105,10 @@ public struct URLEncoding: ParameterEncoding {
         return try apply(queryBytes(.ordered(pairs)), to: request)
     }
 
-    private func apply(_ query: [UInt8], to request: URLRequest) throws -> URLRequest {
+    /// Takes the request rather than borrowing it: on Linux, changing a `URLRequest` that is also
+    /// referenced elsewhere copies the whole underlying `NSMutableURLRequest`.
+    private func apply(_ query: [UInt8], to request: consuming URLRequest) throws -> URLRequest {
         guard !query.isEmpty else { return request }
-        var request = request
         if destination.encodesParametersInURL(for: request.method ?? .get) {
             guard let url = request.url else {
                 throw ParameterEncodingError(.missingURL, detail: "the request has no URL to add the query to")
@@ -129,7 +130,16 @@ extension URL {
     /// Works on the URL's text rather than through `URLComponents`, which re-parses and
     /// re-encodes every part.
     package func appendingPercentEncodedQuery(_ query: String) throws -> URL {
-        let text = absoluteString
+        let result = URL.appendingQuery(query, to: absoluteString)
+        guard let url = URL(string: result) else {
+            throw ParameterEncodingError(.invalidURL, detail: "\"\(result)\" is not a URL")
+        }
+        return url
+    }
+
+    /// URL text with an already percent-encoded query appended before any fragment, joined to an
+    /// existing query by exactly one `&`.
+    package static func appendingQuery(_ query: String, to text: String) -> String {
         let utf8 = text.utf8
         let fragmentStart = utf8.firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
         let base = text[..<fragmentStart]
@@ -145,9 +155,6 @@ extension URL {
         }
         result += query
         result += text[fragmentStart...]
-        guard let url = URL(string: result) else {
-            throw ParameterEncodingError(.invalidURL, detail: "\"\(result)\" is not a URL")
-        }
-        return url
+        return result
     }
 }

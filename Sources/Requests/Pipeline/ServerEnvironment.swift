@@ -22,7 +22,8 @@ import FoundationNetworking
 /// For a request whose URL has no host, it sets scheme, host and port, and puts the path under
 /// ``pathPrefix``. Then, for requests to its own host only (so that credentials never leak to
 /// another server), it adds each header the request does not already have and each query item whose
-/// name the query does not already contain.
+/// name the query does not already contain. It works on the URL's text, so the request's own
+/// percent-encoding is kept byte for byte.
 public struct ServerEnvironment: RequestModifier, Hashable {
     /// The scheme given to relative requests, `https` unless set.
     public var scheme: String
@@ -71,59 +72,72 @@ public struct ServerEnvironment: RequestModifier, Hashable {
         guard let url = request.url else {
             throw ParameterEncodingError(.missingURL, detail: "the request has no URL to complete")
         }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            throw ParameterEncodingError(.invalidURL, detail: "\"\(url.absoluteString)\" cannot be split into components")
-        }
-        if components.host == nil || components.host?.isEmpty == true {
-            components.scheme = scheme
-            components.host = host
-            components.port = port
-            components.percentEncodedPath = joined(prefix: pathPrefix, path: components.percentEncodedPath)
-        } else if !servesHost(of: components) {
+        var text: String
+        if url.host?.isEmpty ?? true {
+            text = origin + joined(prefix: pathPrefix, relative: url.relativeString)
+        } else if servesHost(of: url) {
+            text = url.absoluteString
+        } else {
             return
         }
-        addMissingQueryItems(to: &components)
-        guard let completed = components.url else {
-            throw ParameterEncodingError(.invalidURL, detail: "\(components) does not form a URL")
+        if let added = missingQuery(in: text) {
+            text = URL.appendingQuery(added, to: text)
         }
-        request.url = completed
-        var missing = HTTPHeaders()
-        for header in headers where request.value(forHTTPHeaderField: header.name) == nil {
-            missing.add(header)
+        guard let completed = URL(string: text) else {
+            throw ParameterEncodingError(.invalidURL, detail: "\"\(text)\" is not a URL")
         }
-        try request.setHeaders(missing)
+        if completed != url {
+            request.url = completed
+        }
+        try request.addMissingHeaders(headers)
     }
 
-    private func servesHost(of components: URLComponents) -> Bool {
-        guard components.host?.lowercased() == host.lowercased() else { return false }
-        return port == nil || components.port == port
+    /// `scheme://host[:port]`.
+    private var origin: String {
+        scheme + "://" + host + (port.map { ":\($0)" } ?? "")
     }
 
-    private func joined(prefix: String, path: String) -> String {
-        var prefix = prefix
+    private func servesHost(of url: URL) -> Bool {
+        guard url.host?.lowercased() == host.lowercased() else { return false }
+        return port == nil || url.port == port
+    }
+
+    /// The prefix and a relative reference (path, query, fragment) joined by exactly one `/`.
+    private func joined(prefix: String, relative: String) -> String {
+        var prefix = Substring(prefix)
         while prefix.hasSuffix("/") {
-            prefix.removeLast()
+            prefix = prefix.dropLast()
         }
         if !prefix.isEmpty, !prefix.hasPrefix("/") {
             prefix = "/" + prefix
         }
-        if path.isEmpty {
-            return prefix.isEmpty ? "/" : prefix
+        switch relative.utf8.first {
+        case nil:
+            return prefix.isEmpty ? "/" : String(prefix)
+        case UInt8(ascii: "/"):
+            return prefix + relative
+        case UInt8(ascii: "?"), UInt8(ascii: "#"):
+            return (prefix.isEmpty ? "/" : prefix) + relative
+        default:
+            return prefix + "/" + relative
         }
-        return prefix + (path.hasPrefix("/") ? path : "/" + path)
     }
 
-    private func addMissingQueryItems(to components: inout URLComponents) {
-        guard !query.isEmpty else { return }
+    /// The escaped `name=value` pairs of ``query`` whose names the URL's query lacks, or `nil`.
+    private func missingQuery(in text: String) -> String? {
+        guard !query.isEmpty else { return nil }
+        let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let present: Set<String> = withoutFragment.firstIndex(of: "?").map { start in
+            Set(withoutFragment[withoutFragment.index(after: start)...].split(separator: "&").map { pair in
+                let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                return name.removingPercentEncoding ?? String(name)
+            })
+        } ?? []
         let escaping = URLEncoding.default
-        let present = Set((components.percentEncodedQueryItems ?? []).map { $0.name.removingPercentEncoding ?? $0.name })
-        var added: [String] = []
-        for item in query where !present.contains(item.name) {
+        let added = query.filter { !present.contains($0.name) }.map { item in
             let name = escaping.escape(item.name)
-            added.append(item.value.map { name + "=" + escaping.escape($0) } ?? name)
+            return item.value.map { name + "=" + escaping.escape($0) } ?? name
         }
-        guard !added.isEmpty else { return }
-        let existing = components.percentEncodedQuery.map { [$0] } ?? []
-        components.percentEncodedQuery = (existing.filter { !$0.isEmpty } + added).joined(separator: "&")
+        return added.isEmpty ? nil : added.joined(separator: "&")
     }
 }

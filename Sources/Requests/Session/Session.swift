@@ -16,7 +16,9 @@ import FoundationNetworking
 /// ```
 ///
 /// One session is safe to share between tasks. Cancelling the calling task cancels the transfer
-/// and throws `CancellationError`.
+/// (the `URLSessionTask`) and throws `CancellationError`. With a timeout, the transfer runs in its own
+/// task, so that the deadline and cancellation throw at once, without waiting for the transport to
+/// wind down.
 public final class Session: Sendable {
     /// The engine that sends requests.
     public let transport: any Transport
@@ -92,19 +94,14 @@ public final class Session: Sendable {
         timeout: Duration? = nil
     ) async throws -> Response {
         let request = try build { () throws -> URLRequest in
-            var request = URLRequest(url: try url.asURL())
-            try method.validate()
-            request.httpMethod = method.rawValue
             var merged = self.headers
             for header in headers ?? [] {
                 merged.update(header)
             }
-            if !merged.isEmpty {
-                try request.setHeaders(merged)
-            }
-            return try encoding.encode(request, with: parameters)
+            let description = RequestDescription(url: try url.asURL(), method: method, headers: merged)
+            return try encoding.encode(description, with: parameters)
         }
-        return try await send(request, timeout: timeout ?? self.timeout)
+        return try await send(consume request, timeout: timeout ?? self.timeout)
     }
 
     /// Sends a ready-made request and returns the response.
@@ -119,14 +116,10 @@ public final class Session: Sendable {
     public func request(_ request: any URLRequestConvertible, timeout: Duration? = nil) async throws -> Response {
         let request = try build { () throws -> URLRequest in
             var request = try request.asURLRequest()
-            var missing = HTTPHeaders()
-            for header in headers where request.value(forHTTPHeaderField: header.name) == nil {
-                missing.add(header)
-            }
-            try request.setHeaders(missing)
+            try request.addMissingHeaders(headers)
             return request
         }
-        return try await send(request, timeout: timeout ?? self.timeout)
+        return try await send(consume request, timeout: timeout ?? self.timeout)
     }
 
     // MARK: Pipeline
@@ -143,8 +136,10 @@ public final class Session: Sendable {
     }
 
     /// Runs the modifiers, then the transport, and times the transfer.
-    private func send(_ request: URLRequest, timeout: Duration?) async throws -> Response {
-        var request = request
+    ///
+    /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
+    /// copies the underlying `NSMutableURLRequest`, the modifiers change it in place.
+    private func send(_ request: consuming URLRequest, timeout: Duration?) async throws -> Response {
         for modifier in modifiers {
             try Task.checkCancellation()
             do {
@@ -164,31 +159,18 @@ public final class Session: Sendable {
         let (data, httpResponse): (Data, HTTPURLResponse)
         do {
             if let timeout {
-                (data, httpResponse) = try await transfer(request, within: timeout)
+                let transport = self.transport
+                let sent = request
+                (data, httpResponse) = try await Race.run(deadline: timeout) { try await transport.send(sent) }
             } else {
+                // No deadline: the transport runs in this task and sees its cancellation directly
+                // (URLSession cancels its task at once), which saves spawning a task per request.
                 (data, httpResponse) = try await transport.send(request)
             }
         } catch {
             throw Self.transportError(error, request: request, timeout: timeout)
         }
         return Response(request: request, httpResponse: httpResponse, data: data, start: start, duration: .now - start)
-    }
-
-    /// Races the transport against the timeout; the loser is cancelled.
-    private func transfer(_ request: URLRequest, within timeout: Duration) async throws -> (Data, HTTPURLResponse) {
-        let transport = self.transport
-        return try await withThrowingTaskGroup(of: Transfer.self) { group in
-            group.addTask { Transfer(result: try await transport.send(request)) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return Transfer(result: nil)
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first.result else {
-                throw URLError(.timedOut)
-            }
-            return result
-        }
     }
 
     /// Maps what a transport threw to the error callers see.
@@ -199,24 +181,52 @@ public final class Session: Sendable {
         if let error = error as? RequestError {
             return error
         }
-        let code: RequestError.Code
-        var detail = ""
-        switch (error as? URLError)?.code {
-        case .timedOut?:
-            code = .timedOut
-            detail = timeout.map { "no complete response within \($0)" } ?? "no complete response in time"
-        case .cancelled?:
-            code = .cancelled
-        default:
-            code = error is CancellationError ? .cancelled : .transportFailed
+        let urlErrorCode = (error as? URLError)?.code
+        if error is DeadlineExceeded || urlErrorCode == .timedOut {
+            let detail = timeout.map { "no complete response within \($0)" } ?? "no complete response in time"
+            return RequestError(.timedOut, request: request, detail: detail, underlyingError: error is DeadlineExceeded ? nil : error)
         }
-        return RequestError(code, request: request, detail: detail, underlyingError: error)
+        let code: RequestError.Code = urlErrorCode == .cancelled || error is CancellationError ? .cancelled : .transportFailed
+        return RequestError(code, request: request, underlyingError: error)
     }
 }
 
-/// What the first finisher of a timed transfer returned: the response, or `nil` for the timer.
-private struct Transfer: Sendable {
-    let result: (Data, HTTPURLResponse)?
+/// A request not built yet: the encoding builds it from this, so it owns the only reference and
+/// changes it without copying (on Linux, changing a shared `URLRequest` copies all of it).
+private struct RequestDescription: URLRequestConvertible {
+    let url: URL
+    let method: HTTPMethod
+    let headers: HTTPHeaders
+
+    func asURLRequest() throws -> URLRequest {
+        try method.validate()
+        try headers.validate()
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        if !headers.isEmpty {
+            request.allHTTPHeaderFields = headers.dictionary
+        }
+        return request
+    }
+}
+
+extension URLRequest {
+    /// Adds each header the request does not already have (names compared without case), in one
+    /// change of the request.
+    ///
+    /// - Throws: ``ParameterEncodingError`` naming a refused header; the request is then unchanged.
+    mutating func addMissingHeaders(_ headers: HTTPHeaders) throws {
+        var fields = allHTTPHeaderFields ?? [:]
+        var added = false
+        for header in headers where value(forHTTPHeaderField: header.name) == nil {
+            try header.validate()
+            fields[header.name] = header.value
+            added = true
+        }
+        if added {
+            allHTTPHeaderFields = fields
+        }
+    }
 }
 
 extension Duration {
