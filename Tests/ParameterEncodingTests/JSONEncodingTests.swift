@@ -110,12 +110,12 @@ extension JSONEncodingTests {
     }
 
     /// The validation walk is iterative; Foundation's serializer, which runs after it, is not.
-    @Test func validationAtTheLimitRunsOnASmallStack() throws {
+    @Test func validationAtTheLimitRunsOnASmallStack() async throws {
         var nested: Parameters = ["leaf": 1]
         for _ in 0..<(ParameterEncodingError.maximumDepth / 2 - 1) { nested = ["a": [nested]] }
         let parameters = nested
         // 512 KiB is the stack of a secondary thread on Apple platforms.
-        let depth = try onThread(stackSize: 512 * 1024) { () -> Int in
+        let depth = try await onThread(stackSize: 512 * 1024) { () -> Int in
             var value: Any = try SerializableValue.normalize(parameters, for: .json)
             var depth = 0
             while true {

@@ -115,13 +115,13 @@ extension PropertyListEncodingTests {
         #expect(try PropertyListSerialization.propertyList(from: data, format: nil) is NSDictionary)
     }
 
-    @Test func binaryNestingAtTheLimitEncodesOnASmallStack() throws {
+    @Test func binaryNestingAtTheLimitEncodesOnASmallStack() async throws {
         var nested: Parameters = ["leaf": 1]
         for _ in 0..<(ParameterEncodingError.maximumDepth / 2 - 1) { nested = ["a": [nested]] }
         let parameters = nested
         // 512 KiB is the stack of a secondary thread on Apple platforms. Both the validation and
         // the binary writer are iterative; reading the result back (Foundation) is done outside.
-        let data = try onThread(stackSize: 512 * 1024) { try PropertyListEncoding.binary.data(for: parameters) }
+        let data = try await onThread(stackSize: 512 * 1024) { try PropertyListEncoding.binary.data(for: parameters) }
         #expect(data.starts(with: Array("bplist00".utf8)))
         #expect(try PropertyListSerialization.propertyList(from: data, format: nil) is NSDictionary)
     }

@@ -107,13 +107,15 @@ import Requests
         let url = try server().url("/delay/5")
         let clock = ContinuousClock()
         let start = clock.now
+        let lateness = schedulerLateness(over: timeout)
         let error = await #expect(throws: RequestError.self) {
             try await session.request(url, timeout: timeout)
         }
         let elapsed = clock.now - start
+        let slack = await lateness.value
         #expect(error?.code == .timedOut)
         #expect(error?.description.contains("/delay/5") == true)
-        #expect(elapsed < timeout * 1.5, "timed out after \(elapsed)")
+        #expect(elapsed < timeout * 1.5 + slack, "timed out after \(elapsed); a plain sleep was \(slack) late")
         #expect(elapsed >= timeout * 0.9, "gave up early, after \(elapsed)")
     }
 
@@ -122,11 +124,14 @@ import Requests
         let url = try server().url("/delay/5")
         let clock = ContinuousClock()
         let start = clock.now
+        let lateness = schedulerLateness(over: .seconds(1))
         let error = await #expect(throws: RequestError.self) {
             try await session.request(url)
         }
+        let elapsed = clock.now - start
+        let slack = await lateness.value
         #expect(error?.code == .timedOut)
-        #expect(clock.now - start < .milliseconds(1500))
+        #expect(elapsed < .milliseconds(1500) + slack, "timed out after \(elapsed); a plain sleep was \(slack) late")
     }
 
     @Test func cancellingTheTaskCancelsTheTransferPromptly() async throws {

@@ -38,6 +38,8 @@ final class Race<Value: Sendable>: Sendable {
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let race = Race()
+        // An instant, not a duration: a timer task that starts late must not end late.
+        let end = deadline.map { ContinuousClock.now + $0 }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 race.install(continuation)
@@ -48,10 +50,10 @@ final class Race<Value: Sendable>: Sendable {
                         race.finish(.failure(error))
                     }
                 })
-                if let deadline {
+                if let end {
                     race.add(Task {
                         do {
-                            try await Task.sleep(for: deadline)
+                            try await Task.sleep(until: end, clock: .continuous)
                             race.finish(.failure(DeadlineExceeded()))
                         } catch {
                             // Cancelled because the operation finished first.

@@ -88,21 +88,37 @@ enum QueryOracle {
 
 /// Runs `body` on a thread with the given stack size and returns its result, to show deep
 /// inputs stay within the stacks of threads other than the main one.
-func onThread<T: Sendable>(stackSize: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        box.result = Result { try body() }
-        done.signal()
+///
+/// With `lowPriority`, the thread yields the CPU to everything else, so that seconds of work (in
+/// a debug build) do not delay the timing-sensitive tests that run in parallel on this 2-core
+/// machine.
+func onThread<T: Sendable>(
+    stackSize: Int,
+    lowPriority: Bool = false,
+    _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            if lowPriority {
+                lowerCurrentThreadPriority()
+            }
+            continuation.resume(with: Result { try body() })
+        }
+        thread.stackSize = stackSize
+        if lowPriority {
+            thread.qualityOfService = .background
+        }
+        thread.start()
     }
-    thread.stackSize = stackSize
-    thread.start()
-    done.wait()
-    guard let result = box.result else { fatalError("the thread finished without a result") }
-    return try result.get()
 }
 
-/// Carries a result from a thread; written once before the semaphore is signalled.
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, any Error>?
+/// Gives the calling thread the lowest scheduling priority: Linux's `SCHED_IDLE` policy, which
+/// runs it only when nothing else wants the CPU. Elsewhere the thread's quality of service does it.
+private func lowerCurrentThreadPriority() {
+    #if canImport(Glibc)
+    var parameters = sched_param()
+    parameters.sched_priority = 0
+    let schedIdle: Int32 = 5  // SCHED_IDLE in <sched.h>, which Swift does not see without _GNU_SOURCE
+    _ = pthread_setschedparam(pthread_self(), schedIdle, &parameters)
+    #endif
 }

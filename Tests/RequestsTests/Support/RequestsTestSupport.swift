@@ -110,3 +110,19 @@ func makeResponse(status: Int = 200, headers: [String: String] = [:], body: Stri
     }
     return Response(request: request, httpResponse: http, data: Data(body.utf8))
 }
+
+// MARK: - Scheduler lateness
+
+/// Starts a plain sleep of `duration` and reports how late it woke up.
+///
+/// Timing tests start one beside the request they time: when the machine is busy (two cores shared
+/// with the rest of the parallel test run), the sleep is late by as much as the runtime's own delay,
+/// which no library can beat, so the bounds allow for it and still catch a library that is slow.
+func schedulerLateness(over duration: Duration) -> Task<Duration, Never> {
+    let clock = ContinuousClock()
+    let end = clock.now + duration
+    return Task {
+        try? await Task.sleep(until: end, clock: clock)
+        return max(.zero, clock.now - end)
+    }
+}
