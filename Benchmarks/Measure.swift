@@ -91,8 +91,10 @@ struct Row {
     let baseline: Double?
     /// The target this row must meet, shown beside the ratio, e.g. `< 20 µs`.
     var target: String = ""
+    /// A ratio measured round by round, when the row has one; otherwise baseline / ours.
+    var pairedRatio: Double?
 
-    var ratio: Double? { baseline.map { $0 / ours } }
+    var ratio: Double? { pairedRatio ?? baseline.map { $0 / ours } }
 }
 
 enum Table {
