@@ -93,12 +93,13 @@ public final class Session: Sendable {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil
     ) async throws -> Response {
-        let request = try build { () throws -> URLRequest in
+        let resolved = try build(nil) { try url.asURL() }
+        let request = try build(Self.context(resolved, method)) { () throws -> URLRequest in
             var merged = self.headers
             for header in headers ?? [] {
                 merged.update(header)
             }
-            let description = RequestDescription(url: try url.asURL(), method: method, headers: merged)
+            let description = RequestDescription(url: resolved, method: method, headers: merged)
             return try encoding.encode(description, with: parameters)
         }
         return try await send(consume request, timeout: timeout ?? self.timeout)
@@ -114,7 +115,7 @@ public final class Session: Sendable {
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError``, or `CancellationError` when the calling task is cancelled.
     public func request(_ request: any URLRequestConvertible, timeout: Duration? = nil) async throws -> Response {
-        let request = try build { () throws -> URLRequest in
+        let request = try build(nil) { () throws -> URLRequest in
             var request = try request.asURLRequest()
             try request.addMissingHeaders(headers)
             return request
@@ -124,15 +125,23 @@ public final class Session: Sendable {
 
     // MARK: Pipeline
 
-    /// Runs the encoding stage, turning its errors into ``RequestError``.
-    private func build(_ body: () throws -> URLRequest) throws -> URLRequest {
+    /// Runs a building step, turning its errors into ``RequestError``; `context` is the method and
+    /// URL the error should name, when they are known.
+    private func build<T>(_ context: @autoclosure () -> URLRequest?, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as ParameterEncodingError where error.code == .invalidURL {
-            throw RequestError(.invalidURL, detail: error.detail, underlyingError: error)
+            throw RequestError(.invalidURL, request: context(), detail: error.detail, underlyingError: error)
         } catch {
-            throw RequestError(.encodingFailed, underlyingError: error)
+            throw RequestError(.encodingFailed, request: context(), underlyingError: error)
         }
+    }
+
+    /// A request carrying only the URL and method, for naming them in an error.
+    private static func context(_ url: URL, _ method: HTTPMethod) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        return request
     }
 
     /// Runs the modifiers, then the transport, and times the transfer.
