@@ -14,49 +14,58 @@ struct Measure {
     /// Median nanoseconds per call of `operation`.
     func nanosecondsPerOperation(_ operation: () throws -> Void) rethrows -> Double {
         let clock = ContinuousClock()
-        // Warm-up, and find how many calls fill one sample.
-        var iterations = 1
-        while true {
+        var plan = Plan(self)
+        while let iterations = plan.nextBatch {
             let elapsed = try clock.measure { for _ in 0..<iterations { try operation() } }
-            if elapsed >= sampleDuration / 4 || iterations >= 1 << 24 {
-                let perCall = max(Self.nanoseconds(elapsed) / Double(iterations), 1)
-                iterations = max(1, Int(Self.nanoseconds(sampleDuration) / perCall))
-                break
-            }
-            iterations *= 2
+            plan.record(elapsed)
         }
-        var results: [Double] = []
-        for _ in 0..<samples {
-            let elapsed = try clock.measure { for _ in 0..<iterations { try operation() } }
-            results.append(Self.nanoseconds(elapsed) / Double(iterations))
-        }
-        results.sort()
-        return results[results.count / 2]
+        return plan.median
     }
 
     /// Median nanoseconds per call of an async `operation`, measured like the synchronous one.
     func nanosecondsPerOperation(async operation: () async throws -> Void) async rethrows -> Double {
         let clock = ContinuousClock()
+        var plan = Plan(self)
+        while let iterations = plan.nextBatch {
+            let start = clock.now
+            for _ in 0..<iterations { try await operation() }
+            plan.record(clock.now - start)
+        }
+        return plan.median
+    }
+
+    /// The batches of one row: doubling warm-up batches until one lasts a quarter of a sample,
+    /// then `samples` batches sized to last one sample each.
+    private struct Plan {
+        let measure: Measure
         var iterations = 1
-        while true {
-            let start = clock.now
-            for _ in 0..<iterations { try await operation() }
-            let elapsed = clock.now - start
-            if elapsed >= sampleDuration / 4 || iterations >= 1 << 24 {
-                let perCall = max(Self.nanoseconds(elapsed) / Double(iterations), 1)
-                iterations = max(1, Int(Self.nanoseconds(sampleDuration) / perCall))
-                break
-            }
-            iterations *= 2
-        }
+        var calibrated = false
         var results: [Double] = []
-        for _ in 0..<samples {
-            let start = clock.now
-            for _ in 0..<iterations { try await operation() }
-            results.append(Self.nanoseconds(clock.now - start) / Double(iterations))
+
+        init(_ measure: Measure) {
+            self.measure = measure
         }
-        results.sort()
-        return results[results.count / 2]
+
+        /// How many calls the next batch makes, or `nil` when the row is done.
+        var nextBatch: Int? {
+            results.count < measure.samples ? iterations : nil
+        }
+
+        mutating func record(_ elapsed: Duration) {
+            let perCall = Measure.nanoseconds(elapsed) / Double(iterations)
+            if calibrated {
+                results.append(perCall)
+            } else if elapsed >= measure.sampleDuration / 4 || iterations >= 1 << 24 {
+                iterations = max(1, Int(Measure.nanoseconds(measure.sampleDuration) / max(perCall, 1)))
+                calibrated = true
+            } else {
+                iterations *= 2
+            }
+        }
+
+        var median: Double {
+            results.sorted()[results.count / 2]
+        }
     }
 
     static func nanoseconds(_ duration: Duration) -> Double {

@@ -133,16 +133,7 @@ import Testing
 
     @Test func aSlowTransportTimesOutAndIsCancelled() async throws {
         let wasCancelled = Guarded(false)
-        let transport = MockTransport { _ in
-            do {
-                try await Task.sleep(for: .seconds(30))
-            } catch {
-                wasCancelled.withLock { $0 = true }
-                throw error
-            }
-            throw URLError(.unknown)
-        }
-        let session = Session(transport: transport, timeout: .seconds(30))
+        let session = Session(transport: MockTransport.hanging(noting: wasCancelled), timeout: .seconds(30))
         let clock = ContinuousClock()
         let start = clock.now
         let lateness = schedulerLateness(over: .seconds(1))
@@ -188,15 +179,7 @@ import Testing
 
     @Test func cancellingTheCallerCancelsTheTransport() async throws {
         let transportCancelled = Guarded(false)
-        let session = Session(transport: MockTransport { _ in
-            do {
-                try await Task.sleep(for: .seconds(30))
-            } catch {
-                transportCancelled.withLock { $0 = true }
-                throw error
-            }
-            throw URLError(.unknown)
-        })
+        let session = Session(transport: MockTransport.hanging(noting: transportCancelled))
         let task = Task { try await session.request("https://example.com") }
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()

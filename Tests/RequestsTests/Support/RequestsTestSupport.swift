@@ -93,6 +93,19 @@ struct MockTransport: Transport {
         }
     }
 
+    /// A transport that never answers; it sets `cancelled` when its task is cancelled.
+    static func hanging(noting cancelled: Guarded<Bool>) -> MockTransport {
+        MockTransport { _ in
+            do {
+                try await Task.sleep(for: .seconds(30))
+            } catch {
+                cancelled.withLock { $0 = true }
+                throw error
+            }
+            throw URLError(.unknown)
+        }
+    }
+
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         sent.withLock { $0.append(request) }
         return try await answer(request)
