@@ -81,67 +81,32 @@ public struct ParameterEncodingError: Error, CustomStringConvertible {
 extension ParameterEncodingError {
     /// The kinds of ``ParameterEncodingError``. New kinds may be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: Hashable, Sendable {
-            case missingURL
-            case invalidURL
-            case invalidJSONValue
-            case invalidPropertyListValue
-            case nestingTooDeep
-            case serializationFailed
-            case invalidHeader
-            case invalidMethod
-        }
+        /// The name of the code, e.g. `missingURL`.
+        public let description: String
+        /// The first words of an error's description.
+        let summary: String
 
-        private let kind: Kind
-
-        private init(_ kind: Kind) {
-            self.kind = kind
+        private init(_ name: String, summary: String) {
+            self.description = name
+            self.summary = summary
         }
 
         /// The request has no URL, so query parameters have nowhere to go.
-        public static let missingURL = Code(.missingURL)
+        public static let missingURL = Code("missingURL", summary: "Missing URL")
         /// A string or set of URL components does not form a valid URL.
-        public static let invalidURL = Code(.invalidURL)
+        public static let invalidURL = Code("invalidURL", summary: "Invalid URL")
         /// A parameter cannot be written as JSON: NaN, infinity, a non-string key or an unsupported type.
-        public static let invalidJSONValue = Code(.invalidJSONValue)
+        public static let invalidJSONValue = Code("invalidJSONValue", summary: "Invalid JSON value")
         /// A parameter cannot be written in a property list: `nil`, a non-string key or an unsupported type.
-        public static let invalidPropertyListValue = Code(.invalidPropertyListValue)
+        public static let invalidPropertyListValue = Code("invalidPropertyListValue", summary: "Invalid property list value")
         /// Parameters nest deeper than ``ParameterEncodingError/maximumDepth`` levels.
-        public static let nestingTooDeep = Code(.nestingTooDeep)
+        public static let nestingTooDeep = Code("nestingTooDeep", summary: "Parameters nested too deeply")
         /// Foundation's serializer failed; see ``ParameterEncodingError/underlyingError``.
-        public static let serializationFailed = Code(.serializationFailed)
+        public static let serializationFailed = Code("serializationFailed", summary: "Serialization failed")
         /// A header name or value contains a character HTTP does not allow there (CR, LF, NUL…).
-        public static let invalidHeader = Code(.invalidHeader)
+        public static let invalidHeader = Code("invalidHeader", summary: "Invalid HTTP header")
         /// An HTTP method is not a valid token (empty, or containing spaces or separators).
-        public static let invalidMethod = Code(.invalidMethod)
-
-        /// The first words of an error's description.
-        var summary: String {
-            switch kind {
-            case .missingURL: "Missing URL"
-            case .invalidURL: "Invalid URL"
-            case .invalidJSONValue: "Invalid JSON value"
-            case .invalidPropertyListValue: "Invalid property list value"
-            case .nestingTooDeep: "Parameters nested too deeply"
-            case .serializationFailed: "Serialization failed"
-            case .invalidHeader: "Invalid HTTP header"
-            case .invalidMethod: "Invalid HTTP method"
-            }
-        }
-
-        /// The name of the code, e.g. `nestingTooDeep`.
-        public var description: String {
-            switch kind {
-            case .missingURL: "missingURL"
-            case .invalidURL: "invalidURL"
-            case .invalidJSONValue: "invalidJSONValue"
-            case .invalidPropertyListValue: "invalidPropertyListValue"
-            case .nestingTooDeep: "nestingTooDeep"
-            case .serializationFailed: "serializationFailed"
-            case .invalidHeader: "invalidHeader"
-            case .invalidMethod: "invalidMethod"
-            }
-        }
+        public static let invalidMethod = Code("invalidMethod", summary: "Invalid HTTP method")
     }
 
     /// How many container levels any encoder descends before it throws ``Code/nestingTooDeep``.

@@ -109,73 +109,35 @@ public struct RequestError: Error, CustomStringConvertible {
 extension RequestError {
     /// The kinds of ``RequestError``. New kinds may be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: Hashable, Sendable {
-            case invalidURL
-            case encodingFailed
-            case modifierFailed
-            case transportFailed
-            case unacceptableStatusCode
-            case unacceptableContentType
-            case decodingFailed
-            case timedOut
-            case cancelled
-        }
+        /// The name of the code, e.g. `invalidURL`.
+        public let description: String
+        /// The first words of an error's description.
+        let summary: String
 
-        private let kind: Kind
-
-        private init(_ kind: Kind) {
-            self.kind = kind
+        private init(_ name: String, summary: String) {
+            self.description = name
+            self.summary = summary
         }
 
         /// The URL could not be parsed or built; ``RequestError/detail`` shows it.
-        public static let invalidURL = Code(.invalidURL)
+        public static let invalidURL = Code("invalidURL", summary: "Invalid URL")
         /// Parameters, method or headers could not be put into the request; the underlying error is a
         /// `ParameterEncodingError` naming the key path or header.
-        public static let encodingFailed = Code(.encodingFailed)
+        public static let encodingFailed = Code("encodingFailed", summary: "Could not encode the request")
         /// A request modifier threw; ``RequestError/detail`` names the modifier.
-        public static let modifierFailed = Code(.modifierFailed)
+        public static let modifierFailed = Code("modifierFailed", summary: "A request modifier failed")
         /// The transfer failed (connection refused or dropped, DNS, TLS…); the underlying error is
         /// usually a `URLError`.
-        public static let transportFailed = Code(.transportFailed)
+        public static let transportFailed = Code("transportFailed", summary: "Transport failed")
         /// ``Response/validate(statusCodes:contentTypes:)`` refused the status code.
-        public static let unacceptableStatusCode = Code(.unacceptableStatusCode)
+        public static let unacceptableStatusCode = Code("unacceptableStatusCode", summary: "Unacceptable status code")
         /// ``Response/validate(statusCodes:contentTypes:)`` refused the response's `Content-Type`.
-        public static let unacceptableContentType = Code(.unacceptableContentType)
+        public static let unacceptableContentType = Code("unacceptableContentType", summary: "Unacceptable content type")
         /// The body could not be decoded; the underlying error is the decoder's, and the response is kept.
-        public static let decodingFailed = Code(.decodingFailed)
+        public static let decodingFailed = Code("decodingFailed", summary: "Decoding failed")
         /// No complete response arrived within the request's timeout.
-        public static let timedOut = Code(.timedOut)
+        public static let timedOut = Code("timedOut", summary: "Timed out")
         /// The transfer was cancelled by something other than the calling task.
-        public static let cancelled = Code(.cancelled)
-
-        /// The first words of an error's description.
-        var summary: String {
-            switch kind {
-            case .invalidURL: "Invalid URL"
-            case .encodingFailed: "Could not encode the request"
-            case .modifierFailed: "A request modifier failed"
-            case .transportFailed: "Transport failed"
-            case .unacceptableStatusCode: "Unacceptable status code"
-            case .unacceptableContentType: "Unacceptable content type"
-            case .decodingFailed: "Decoding failed"
-            case .timedOut: "Timed out"
-            case .cancelled: "Cancelled"
-            }
-        }
-
-        /// The name of the code, e.g. `timedOut`.
-        public var description: String {
-            switch kind {
-            case .invalidURL: "invalidURL"
-            case .encodingFailed: "encodingFailed"
-            case .modifierFailed: "modifierFailed"
-            case .transportFailed: "transportFailed"
-            case .unacceptableStatusCode: "unacceptableStatusCode"
-            case .unacceptableContentType: "unacceptableContentType"
-            case .decodingFailed: "decodingFailed"
-            case .timedOut: "timedOut"
-            case .cancelled: "cancelled"
-            }
-        }
+        public static let cancelled = Code("cancelled", summary: "Cancelled")
     }
 }

@@ -219,25 +219,6 @@ private struct RequestDescription: URLRequestConvertible {
     }
 }
 
-extension URLRequest {
-    /// Adds each header the request does not already have (names compared without case), in one
-    /// change of the request.
-    ///
-    /// - Throws: ``ParameterEncodingError`` naming a refused header; the request is then unchanged.
-    mutating func addMissingHeaders(_ headers: HTTPHeaders) throws {
-        var fields = allHTTPHeaderFields ?? [:]
-        var added = false
-        for header in headers where value(forHTTPHeaderField: header.name) == nil {
-            try header.validate()
-            fields[header.name] = header.value
-            added = true
-        }
-        if added {
-            allHTTPHeaderFields = fields
-        }
-    }
-}
-
 extension Duration {
     /// The duration in seconds, as `TimeInterval`.
     var seconds: TimeInterval {
