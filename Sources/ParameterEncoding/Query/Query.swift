@@ -58,7 +58,7 @@ extension URLEncoding {
     /// - Returns: Escaped key and value of each pair.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func queryComponents(fromKey key: String, value: Any) throws -> [(String, String)] {
-        let bytes = try queryBytes(QueryChildren(keys: [key], values: [value], order: []))
+        let bytes = try queryBytes(ParameterChildren(keys: [key], values: .any([value]), ordering: .given))
         // `&` and `=` are always escaped inside keys and values, so they split the output exactly.
         return bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
@@ -69,7 +69,7 @@ extension URLEncoding {
     }
 
     /// The query bytes for top-level children; every `query` and `encode` entry point ends here.
-    func queryBytes(_ root: QueryChildren) throws -> [UInt8] {
+    func queryBytes(_ root: ParameterChildren) throws -> [UInt8] {
         var writer = QueryWriter(self, capacity: root.count * 24)
         try writer.write(root)
         return writer.output

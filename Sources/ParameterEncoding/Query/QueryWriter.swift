@@ -27,7 +27,9 @@ struct QueryWriter {
 
     /// An open container and the position of the next child to write.
     private struct Frame {
-        let children: QueryChildren
+        let children: ParameterChildren
+        /// Positions in writing order; empty means the order of the children.
+        let order: [Int]
         var next = 0
         /// Length of ``QueryWriter/key`` for the container itself.
         let keyMark: Int
@@ -37,17 +39,24 @@ struct QueryWriter {
         let savedKey: [UInt8]?
         let isTopLevel: Bool
 
-        init(_ children: QueryChildren, keyMark: Int, rawKey: String, savedKey: [UInt8]?, isTopLevel: Bool) {
+        init(_ children: ParameterChildren, keyMark: Int, rawKey: String, savedKey: [UInt8]?, isTopLevel: Bool) {
             self.children = children
+            self.order = children.writingOrder(sortingKeysWith: KeyOrder.sortedIndices)
             self.keyMark = keyMark
             self.rawKey = rawKey
             self.savedKey = savedKey
             self.isTopLevel = isTopLevel
         }
 
+        /// The position in the children of the `index`-th child to write.
+        @inline(__always)
+        func slot(_ index: Int) -> Int {
+            order.isEmpty ? index : order[index]
+        }
+
         /// The component of the child most recently started, for key paths.
         var lastComponent: KeyPathComponent {
-            children.isKeyed ? .key(children.keys[children.slot(next - 1)]) : .index(next - 1)
+            children.isKeyed ? .key(children.keys[slot(next - 1)]) : .index(next - 1)
         }
     }
 
@@ -66,7 +75,7 @@ struct QueryWriter {
 
     /// Writes the children of the top level: `.parameters(_:)` sorts them, `.ordered(_:)` keeps
     /// the caller's order. Nested dictionaries are always sorted.
-    mutating func write(_ root: QueryChildren) throws {
+    mutating func write(_ root: ParameterChildren) throws {
         key.removeAll(keepingCapacity: true)
         parents.removeAll(keepingCapacity: true)
         current = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
@@ -83,7 +92,7 @@ struct QueryWriter {
             } else {
                 key.removeSubrange(current.keyMark...)
             }
-            let slot = current.children.slot(index)
+            let slot = current.slot(index)
             var rawKey = ""
             if current.children.isKeyed {
                 if current.isTopLevel {
@@ -120,7 +129,7 @@ struct QueryWriter {
     }
 
     /// Opens a container below the current key.
-    mutating func push(_ children: QueryChildren, rawKey: String) throws {
+    mutating func push(_ children: ParameterChildren, rawKey: String) throws {
         guard parents.count + 1 < ParameterEncodingError.maximumDepth else {
             throw ParameterEncodingError(
                 .nestingTooDeep,
@@ -190,27 +199,16 @@ struct QueryWriter {
         text.withUTF8Buffer { escaping.append($0, to: &target) }
     }
 
-    /// Writes an integer's decimal digits without going through `String`.
+    /// Writes an integer's decimal digits, escaped only if the table does not allow digits.
     private static func appendInteger<Integer: BinaryInteger>(
         _ value: Integer,
         to target: inout [UInt8],
         escaping: URLEncoding.Escaping,
         digitsAreAllowed: Bool
     ) {
-        guard digitsAreAllowed, let small = Int64(exactly: value) else {
+        guard digitsAreAllowed else {
             return escaping.append(String(value), to: &target)
         }
-        if small < 0 { target.append(UInt8(ascii: "-")) }
-        var magnitude = small.magnitude
-        // Up to 20 digits, written backwards into a fixed-size scratch space.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var position = 20
-            repeat {
-                position -= 1
-                digits[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            target.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position..<20]))
-        }
+        DecimalDigits.append(value, to: &target)
     }
 }

@@ -1,0 +1,131 @@
+import Foundation
+
+// MARK: - JSONKeyOrder
+
+/// The order `JSONSerialization` writes keys in with `.sortedKeys`, so that ``JSONEncoding``
+/// writes the same bytes it does.
+///
+/// Foundation compares keys with `compare(_:options:range:locale:)`, options `.numeric`,
+/// `.caseInsensitive` and `.forcedOrdering`, in the system locale, which is Unicode collation:
+/// punctuation before digits before letters (`_` < `-` < `.` < `0` < `a`), runs of digits by
+/// their value (`a2` < `a10`), case only as a tie-break (`a` < `A` < `b`).
+///
+/// Calling Foundation for every comparison would cost more than the rest of the encoding, so
+/// keys of printable ASCII, the common case, are turned into byte strings whose plain order is
+/// that order (a collation key), built once per key; containers with any other key are sorted
+/// by Foundation itself. Tests check the two agree on random keys.
+enum JSONKeyOrder {
+    /// The positions of `keys` in sorted order.
+    static func sortedIndices(_ keys: [String]) -> [Int] {
+        guard keys.count > 1 else { return Array(keys.indices) }
+        var collationKeys: [UInt8] = []
+        collationKeys.reserveCapacity(keys.count * 24)
+        var bounds: [Range<Int>] = []
+        bounds.reserveCapacity(keys.count)
+        var tieBreaks: [UInt8] = []
+        for key in keys {
+            let start = collationKeys.count
+            guard appendCollationKey(of: key, to: &collationKeys, tieBreaks: &tieBreaks) else {
+                return foundationSortedIndices(keys)
+            }
+            bounds.append(start..<collationKeys.count)
+        }
+        var order = Array(keys.indices)
+        collationKeys.withUnsafeBufferPointer { bytes in
+            order.sort { lhs, rhs in
+                let left = UnsafeBufferPointer(rebasing: bytes[bounds[lhs]])
+                let right = UnsafeBufferPointer(rebasing: bytes[bounds[rhs]])
+                let common = min(left.count, right.count)
+                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                    let difference = memcmp(leftBase, rightBase, common)
+                    if difference != 0 { return difference < 0 }
+                }
+                if left.count != right.count { return left.count < right.count }
+                return lhs < rhs
+            }
+        }
+        return order
+    }
+
+    /// Sorts with Foundation's comparison, as `JSONSerialization` does.
+    static func foundationSortedIndices(_ keys: [String]) -> [Int] {
+        var order = Array(keys.indices)
+        order.sort { lhs, rhs in
+            let left = keys[lhs]
+            let result = left.compare(keys[rhs], options: options, range: left.startIndex..<left.endIndex, locale: NSLocale.system)
+            return result == .orderedSame ? lhs < rhs : result == .orderedAscending
+        }
+        return order
+    }
+
+    static let options: String.CompareOptions = [.numeric, .caseInsensitive, .forcedOrdering]
+
+    // MARK: Collation keys
+
+    /// Appends the collation key of `key`: the primary weights of its elements (a character, or
+    /// a run of digits as its value), a 0 byte, then one tie-break byte per element (the number
+    /// of leading zeros of a digit run, 1 for an uppercase letter, else 0).
+    ///
+    /// Returns `false` for keys this table does not cover: bytes outside printable ASCII and
+    /// tab to carriage return (control characters are ignorable in collation, and non-ASCII
+    /// needs the full Unicode tables), or digit runs longer than 100 digits.
+    ///
+    /// `tieBreaks` is scratch space, reused from key to key.
+    private static func appendCollationKey(of key: String, to target: inout [UInt8], tieBreaks: inout [UInt8]) -> Bool {
+        tieBreaks.removeAll(keepingCapacity: true)
+        var covered = true
+        key.utf8.withContiguousStorageIfAvailable { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte &- UInt8(ascii: "0") < 10 {
+                    var end = index
+                    while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10 { end += 1 }
+                    var first = index
+                    while first < end, bytes[first] == UInt8(ascii: "0") { first += 1 }
+                    guard end - index <= 100 else {
+                        covered = false
+                        return
+                    }
+                    target.append(digitsWeight)
+                    target.append(UInt8(end - first))
+                    target.append(contentsOf: bytes[first..<end])
+                    tieBreaks.append(UInt8(first - index))
+                    index = end
+                } else {
+                    let weight = byte < 0x80 ? primaryWeights[Int(byte)] : 0
+                    guard weight != 0 else {
+                        covered = false
+                        return
+                    }
+                    target.append(weight)
+                    tieBreaks.append(byte &- UInt8(ascii: "A") < 26 ? 1 : 0)
+                    index += 1
+                }
+            }
+        } ?? { covered = false }()
+        guard covered else { return false }
+        target.append(0)
+        target.append(contentsOf: tieBreaks)
+        return true
+    }
+
+    /// Characters before digits, in collation order.
+    private static let punctuation = Array("\t\n\u{0B}\u{0C}\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$".utf8)
+
+    /// The weight of a run of digits: after all punctuation, before all letters.
+    private static let digitsWeight = UInt8(punctuation.count + 1)
+
+    /// Primary weight of each ASCII byte, 0 for those not covered. Letters weigh the same in
+    /// either case.
+    private static let primaryWeights: [UInt8] = {
+        var weights = [UInt8](repeating: 0, count: 128)
+        for (position, byte) in punctuation.enumerated() { weights[Int(byte)] = UInt8(position + 1) }
+        for offset in 0..<26 {
+            let weight = digitsWeight + 1 + UInt8(offset)
+            weights[Int(UInt8(ascii: "a")) + offset] = weight
+            weights[Int(UInt8(ascii: "A")) + offset] = weight
+        }
+        return weights
+    }()
+}

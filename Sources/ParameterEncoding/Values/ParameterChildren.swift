@@ -1,0 +1,165 @@
+import Foundation
+
+// Containers and the common value types, recognised the same way by every writer.
+
+// MARK: - Classification
+
+/// What a value of a common type writes.
+enum ClassifiedParameter {
+    case text(String)
+    case integer(Int)
+    case bool(Bool)
+    case double(Double)
+    case children(ParameterChildren)
+    case uncommon
+}
+
+/// Recognises the common types by comparing `T` itself, which never bridges (an `NSNumber`
+/// is not read as an `Int`, nor an `Optional` as its payload before `nilEncoding` has had its
+/// say). Once `T` is known to be `String`, `unsafeBitCast` to `String` is the identity.
+func classifyParameter<T>(_ value: T) -> ClassifiedParameter {
+    if T.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
+    if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
+    if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+    if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+    // Generic container types are compared with metatypes looked up once: naming them here
+    // would instantiate their metadata on every call.
+    let type: Any.Type = T.self
+    if type == CommonTypes.sendable {
+        // An `any Sendable` boxed as `Any` opens to the inner existential; open that one too.
+        return _openExistential(unsafeBitCast(value, to: (any Sendable).self), do: classifyParameter)
+    }
+    if type == CommonTypes.parameters {
+        return .children(.parameters(unsafeBitCast(value, to: [String: any Sendable].self)))
+    }
+    if type == CommonTypes.sendableArray {
+        return .children(.indexed(unsafeBitCast(value, to: [any Sendable].self)))
+    }
+    if type == CommonTypes.stringArray {
+        return .children(.indexed(unsafeBitCast(value, to: [String].self).map { $0 as any Sendable }))
+    }
+    if type == CommonTypes.parametersArray {
+        return .children(.indexed(unsafeBitCast(value, to: [[String: any Sendable]].self).map { $0 as any Sendable }))
+    }
+    if type == CommonTypes.anyDictionary {
+        return .children(unsafeBitCast(value, to: [String: Any].self).queryChildren)
+    }
+    if type == CommonTypes.anyArray {
+        return .children(.indexed(unsafeBitCast(value, to: [Any].self)))
+    }
+    return .uncommon
+}
+
+// MARK: - CommonTypes
+
+/// Metatypes of the containers parameters are usually built from, looked up once.
+private enum CommonTypes {
+    static let sendable: Any.Type = (any Sendable).self
+    static let parameters: Any.Type = [String: any Sendable].self
+    static let sendableArray: Any.Type = [any Sendable].self
+    static let stringArray: Any.Type = [String].self
+    static let parametersArray: Any.Type = [[String: any Sendable]].self
+    static let anyDictionary: Any.Type = [String: Any].self
+    static let anyArray: Any.Type = [Any].self
+}
+
+// MARK: - ParameterChildren
+
+/// The children of a container: keys (for dictionaries and ordered pairs) and values, and how
+/// the writer should order them. Each writer sorts keys in its own order (see ``KeyOrder`` and
+/// ``JSONKeyOrder``), so sorting waits until a writer asks.
+struct ParameterChildren {
+    /// The values, kept as `any Sendable` when they come that way: wrapping an `any Sendable` in
+    /// `Any` does not fit `Any`'s inline buffer and would allocate a box per value.
+    enum Values {
+        case sendable([any Sendable])
+        case any([Any])
+
+        var count: Int {
+            switch self {
+            case .sendable(let values): values.count
+            case .any(let values): values.count
+            }
+        }
+
+        subscript(position: Int) -> Any {
+            switch self {
+            case .sendable(let values): values[position]
+            case .any(let values): values[position]
+            }
+        }
+    }
+
+    /// How the children are ordered.
+    enum Ordering {
+        /// Array elements, in order.
+        case array
+        /// Ordered pairs, in the caller's order.
+        case given
+        /// Sorted by key: string-keyed dictionaries.
+        case byKey
+        /// Keys are descriptions of non-string keys; sorted by key, then by value description.
+        case byDescription
+    }
+
+    /// Keys, one per value; empty for arrays.
+    let keys: [String]
+    let values: Values
+    let ordering: Ordering
+
+    init(keys: [String], values: Values, ordering: Ordering) {
+        self.keys = keys
+        self.values = values
+        self.ordering = ordering
+    }
+
+    var count: Int { values.count }
+    var isKeyed: Bool { !keys.isEmpty }
+    /// Whether this is a dictionary or ordered pairs (even an empty one), not an array.
+    var isObject: Bool { ordering != .array }
+
+    /// Positions in writing order, with dictionary keys sorted by `sortedIndices`; empty means
+    /// the order of `values`.
+    func writingOrder(sortingKeysWith sortedIndices: ([String]) -> [Int]) -> [Int] {
+        switch ordering {
+        case .array, .given:
+            return []
+        case .byKey:
+            return sortedIndices(keys)
+        case .byDescription:
+            // NUL sorts before every other scalar, so this orders by key, then by value.
+            return sortedIndices(keys.indices.map { keys[$0] + "\u{0}" + String(describing: values[$0]) })
+        }
+    }
+
+    /// A parameters dictionary, its values kept as they are.
+    static func parameters(_ dictionary: [String: any Sendable]) -> ParameterChildren {
+        ParameterChildren(keys: Array(dictionary.keys), values: .sendable(Array(dictionary.values)), ordering: .byKey)
+    }
+
+    /// Pairs in the order given.
+    static func ordered<Pairs: Sequence>(_ pairs: Pairs) -> ParameterChildren where Pairs.Element == (String, any Sendable) {
+        ParameterChildren(keys: pairs.map(\.0), values: .sendable(pairs.map(\.1)), ordering: .given)
+    }
+
+    /// Array elements, in order.
+    static func indexed(_ values: [Any]) -> ParameterChildren {
+        ParameterChildren(keys: [], values: .any(values), ordering: .array)
+    }
+
+    /// Array elements that are `any Sendable`, in order.
+    static func indexed(_ values: [any Sendable]) -> ParameterChildren {
+        ParameterChildren(keys: [], values: .sendable(values), ordering: .array)
+    }
+
+    /// Dictionary entries, to be sorted by key.
+    static func sorted(keys: [String], values: [Any]) -> ParameterChildren {
+        ParameterChildren(keys: keys, values: .any(values), ordering: .byKey)
+    }
+
+    /// Entries whose keys are not strings, keyed by their description.
+    static func described(_ entries: [(key: Any, value: Any)]) -> ParameterChildren {
+        ParameterChildren(keys: entries.map { String(describing: $0.key) }, values: .any(entries.map(\.value)), ordering: .byDescription)
+    }
+}
+
