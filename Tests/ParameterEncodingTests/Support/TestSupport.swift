@@ -40,7 +40,7 @@ enum RandomParameters {
         }
     }
 
-    private static func word(_ generator: inout SplitMix64) -> String {
+    static func word(_ generator: inout SplitMix64) -> String {
         words[Int.random(in: 0..<words.count, using: &generator)] + (Bool.random(using: &generator) ? "" : String(Int.random(in: 0...9, using: &generator)))
     }
 }
