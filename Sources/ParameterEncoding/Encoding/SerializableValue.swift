@@ -2,25 +2,25 @@ import Foundation
 
 // MARK: - SerializableValue
 
-/// Checks a parameter tree against what JSON or a property list can hold, and rewrites it into
-/// the plain Foundation values the serializers accept.
+/// Checks a parameter tree against what a property list can hold, and rewrites it into the
+/// plain Foundation values the property-list writers take.
 ///
-/// Foundation's serializers must never see an invalid value: on Apple platforms
-/// `JSONSerialization` raises an Objective-C exception, which Swift cannot catch. Every rejection
-/// here names the key path and the value or type at fault.
+/// Every rejection names the key path and the value or type at fault. (JSON needs no such pass:
+/// ``JSONWriter`` checks values as it writes them.)
 enum SerializableValue {
-    enum Format: Equatable {
-        case json
-        /// XML property lists store dates to the second; binary ones keep the full `Double`.
-        case propertyList(datesToTheSecond: Bool)
+    /// What the target format can hold.
+    struct Format: Equatable {
+        /// XML property lists store dates to the second, in years 1 to 9999; binary ones keep
+        /// any `Double`.
+        var datesToTheSecond: Bool
 
-        var invalidValueCode: ParameterEncodingError.Code {
-            self == .json ? .invalidJSONValue : .invalidPropertyListValue
+        static func propertyList(datesToTheSecond: Bool) -> Format {
+            Format(datesToTheSecond: datesToTheSecond)
         }
     }
 
-    /// Returns `value` as nested `[String: Any]`, `[Any]`, `String`, `Bool`, numbers, `NSNull`
-    /// (JSON) or `Date` and `Data` (property lists).
+    /// Returns `value` as nested `[String: Any]`, `[Any]`, `String`, `Bool`, numbers, `Date`
+    /// and `Data`.
     ///
     /// The walk is iterative: open containers live on an explicit stack, so any depth up to
     /// ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack.
@@ -110,21 +110,20 @@ enum SerializableValue {
             return .value(value)
         }
         if type == Double.self, let double = value as? Double {
-            return .value(try checked(double, format))
+            return .value(double)
         }
         if let optional = value as? any OptionalParameter {
-            guard let wrapped = optional.wrappedParameter else { return .value(try null(format)) }
+            guard let wrapped = optional.wrappedParameter else { throw nilError }
             return try classify(wrapped, format)
         }
         if type is NSNumber.Type, let number = value as? NSNumber {
             if number.isBoolean { return .value(number.boolValue) }
-            _ = try checked(number.doubleValue, format)
             return .value(number)
         }
         // Class checks by metatype: `value is NSNull` would first bridge a Swift container, and
         // on Linux that converts the whole nested tree to NSArray/NSDictionary, recursively.
         if type is NSNull.Type {
-            return .value(try null(format))
+            throw nilError
         }
         if let dictionary = value as? [String: Any] {
             return .container(Frame(keys: Array(dictionary.keys), values: Array(dictionary.values)))
@@ -134,7 +133,7 @@ enum SerializableValue {
             let keyText = key.map { String(describing: $0.base) } ?? ""
             let keyType = key.map { String(describing: Swift.type(of: $0.base)) } ?? "unknown"
             throw ParameterEncodingError(
-                format.invalidValueCode,
+                .invalidPropertyListValue,
                 detail: "dictionary keys must be strings, found key \(keyText) of type \(keyType)",
                 path: []
             )
@@ -150,10 +149,10 @@ enum SerializableValue {
         }
         if let float = value as? Float {
             // Through the shortest text, so 0.1 stays 0.1 rather than 0.100000001490116.
-            return .value(try checked(Double(float.description) ?? Double(float), format))
+            return .value(Double(float.description) ?? Double(float))
         }
         if let decimal = value as? Decimal {
-            return .value(try checked(decimal, format))
+            return .value(try checked(decimal))
         }
         if let text = value as? any StringProtocol {
             return .value(String(text))
@@ -161,23 +160,15 @@ enum SerializableValue {
         if let character = value as? Character {
             return .value(String(character))
         }
-        if format != .json, let date = value as? Date {
-            if format == .propertyList(datesToTheSecond: true),
-               date.timeIntervalSinceReferenceDate.rounded(.down) != date.timeIntervalSinceReferenceDate {
-                throw ParameterEncodingError(
-                    .invalidPropertyListValue,
-                    detail: "XML property lists store dates to the second, and \(date) has a fraction of a second; "
-                        + "round it or use the binary format",
-                    path: []
-                )
-            }
+        if let date = value as? Date {
+            if format.datesToTheSecond { try checkXMLDate(date) }
             return .value(date)
         }
-        if format != .json, value is Data {
+        if value is Data {
             return .value(value)
         }
         throw ParameterEncodingError(
-            format.invalidValueCode,
+            .invalidPropertyListValue,
             detail: "values of type \(String(describing: type)) are not supported",
             path: []
         )
@@ -189,24 +180,33 @@ enum SerializableValue {
         return nil
     }
 
-    private static func null(_ format: Format) throws -> Any {
-        guard format == .json else {
-            throw ParameterEncodingError(.invalidPropertyListValue, detail: "nil has no property-list form", path: [])
+    /// XML property lists write dates as `yyyy-MM-ddTHH:mm:ssZ`: whole seconds, four-digit years.
+    private static func checkXMLDate(_ date: Date) throws {
+        let seconds = date.timeIntervalSince1970
+        guard seconds >= XMLPropertyListWriter.earliestDate, seconds < XMLPropertyListWriter.latestDate else {
+            throw ParameterEncodingError(
+                .invalidPropertyListValue,
+                detail: "XML property lists hold dates from year 1 to 9999, and this one is \(seconds) seconds from 1970; "
+                    + "use the binary format",
+                path: []
+            )
         }
-        return NSNull()
+        guard seconds.rounded(.down) == seconds else {
+            throw ParameterEncodingError(
+                .invalidPropertyListValue,
+                detail: "XML property lists store dates to the second, and \(date) has a fraction of a second; "
+                    + "round it or use the binary format",
+                path: []
+            )
+        }
     }
 
-    private static func checked(_ double: Double, _ format: Format) throws -> Double {
-        guard format == .json, !double.isFinite else { return double }
-        let name = double.isNaN ? "NaN" : (double < 0 ? "-infinity" : "infinity")
-        throw ParameterEncodingError(.invalidJSONValue, detail: "\(name) is not a valid JSON number", path: [])
-    }
+    private static let nilError = ParameterEncodingError(.invalidPropertyListValue, detail: "nil has no property-list form", path: [])
 
-    private static func checked(_ decimal: Decimal, _ format: Format) throws -> Any {
+    private static func checked(_ decimal: Decimal) throws -> Any {
         if decimal.isNaN {
-            throw ParameterEncodingError(format.invalidValueCode, detail: "NaN is not a valid number", path: [])
+            throw ParameterEncodingError(.invalidPropertyListValue, detail: "NaN is not a valid number", path: [])
         }
-        guard format != .json else { return decimal }
         // Property lists have no decimal type; accept only values a Double holds exactly.
         guard let double = Double(decimal.description), Decimal(string: double.description) == decimal else {
             throw ParameterEncodingError(

@@ -112,6 +112,12 @@ func onThread<T: Sendable>(
     }
 }
 
+/// Runs seconds of checking (the differential tests) on an idle-priority thread with a large
+/// stack, so that it does not delay the timing-sensitive tests running in parallel.
+func inBackground<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await onThread(stackSize: 8 << 20, lowPriority: true, body)
+}
+
 /// Gives the calling thread the lowest scheduling priority: Linux's `SCHED_IDLE` policy, which
 /// runs it only when nothing else wants the CPU. Elsewhere the thread's quality of service does it.
 private func lowerCurrentThreadPriority() {
