@@ -13,13 +13,18 @@ struct EncodingBenchmarks {
 
     func run(filter: String?) throws -> [Row] {
         var rows: [Row] = []
-        /// `operationsPerCall` turns a call's time into a time per item (per pair, for scaling rows).
+        /// `operationsPerCall` turns a call's time into a time per item (per pair, for scaling rows);
+        /// `large` rows report the peak memory reached while ours ran.
         func add(_ group: String, _ name: String, baseline baselineName: String, bytes: Int, operationsPerCall: Int = 1,
-                 ours: () throws -> Void, baseline: (() throws -> Void)?) rethrows {
+                 large: Bool = false, ours: () throws -> Void, baseline: (() throws -> Void)?) rethrows {
             guard filter.map({ "\(group) \(name)".localizedCaseInsensitiveContains($0) }) ?? true else { return }
+            if large { PeakMemory.reset() }
             let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
+            let peak = large ? PeakMemory.peak() : nil
             let baselineTime = try baseline.map { try measure.nanosecondsPerOperation($0) }
-            rows.append(Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: baselineTime))
+            var row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: baselineTime)
+            row.peakMemory = peak
+            rows.append(row)
         }
 
         let encoding = URLEncoding.default
@@ -74,7 +79,9 @@ struct EncodingBenchmarks {
         for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000] {
             let parameters = Workloads.scaling(count)
             try add("scaling", "query \(count) pairs (per pair)", baseline: "-", bytes: 0, operationsPerCall: count,
-                ours: { consume(try encoding.query(parameters)) }, baseline: nil)
+                large: count >= 100_000, ours: { consume(try encoding.query(parameters)) }, baseline: nil)
+            try add("scaling", "JSONEncoding \(count) pairs (per pair)", baseline: "-", bytes: 0, operationsPerCall: count,
+                large: count >= 100_000, ours: { consume(try json.data(for: parameters)) }, baseline: nil)
         }
         return rows
     }

@@ -102,18 +102,21 @@ struct Row {
     var target: String = ""
     /// A ratio measured round by round, when the row has one; otherwise baseline / ours.
     var pairedRatio: Double?
+    /// The process's peak resident memory while our side of a large row ran, in bytes.
+    var peakMemory: Int?
 
     var ratio: Double? { pairedRatio ?? baseline.map { $0 / ours } }
 }
 
 enum Table {
     static func print(_ rows: [Row]) {
-        let header = ["benchmark", "ours / op", "throughput", "baseline", "baseline / op", "ratio", "target"]
+        let header = ["benchmark", "ours / op", "throughput", "peak memory", "baseline", "baseline / op", "ratio", "target"]
         let lines = rows.map { row -> [String] in
             [
                 "\(row.group): \(row.name)",
                 format(nanoseconds: row.ours),
                 throughput(row),
+                row.peakMemory.map(PeakMemory.format) ?? "-",
                 row.baselineName,
                 row.baseline.map(format(nanoseconds:)) ?? "-",
                 row.ratio.map { String(format: $0 < 10 ? "%.2fx" : "%.1fx", $0) } ?? "-",
@@ -125,7 +128,7 @@ enum Table {
         }
         func render(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == 0 || index == 3 || index == 6
+                index == 0 || index == 4 || index == 7
                     ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }.joined(separator: "  ")

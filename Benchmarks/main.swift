@@ -5,18 +5,22 @@ import Foundation
 //   swift run -c release Benchmarks            the full default workload
 //   swift run -c release Benchmarks --quick    fewer, shorter samples (used by CI)
 //   swift run -c release Benchmarks --filter escape
+//   swift run -c release Benchmarks --json results.json   also write the rows as JSON
 
 var arguments = CommandLine.arguments.dropFirst()
 var quick = false
 var filter: String?
+var jsonPath: String?
 while let argument = arguments.popFirst() {
     switch argument {
     case "--quick":
         quick = true
     case "--filter":
         filter = arguments.popFirst()
+    case "--json":
+        jsonPath = arguments.popFirst()
     case "--help", "-h":
-        print("usage: Benchmarks [--quick] [--filter TEXT]")
+        print("usage: Benchmarks [--quick] [--filter TEXT] [--json PATH]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument); try --help\n".utf8))
@@ -36,6 +40,10 @@ do {
     let rows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick).run(filter: filter) + sessionRows
     Table.print(rows)
     print("\nratio = baseline time / our time, both measured in this run; higher is better.")
+    if let jsonPath {
+        try Report.data(rows, quick: quick).write(to: URL(fileURLWithPath: jsonPath))
+        print("wrote \(rows.count) rows to \(jsonPath)")
+    }
 } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
     exit(1)
