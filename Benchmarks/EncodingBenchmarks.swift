@@ -15,9 +15,12 @@ struct EncodingBenchmarks {
         var rows: [Row] = []
         /// `operationsPerCall` turns a call's time into a time per item (per pair, for scaling rows);
         /// `large` rows report the peak memory reached while ours ran.
+        func selected(_ group: String, _ name: String) -> Bool {
+            filter.map { "\(group) \(name)".localizedCaseInsensitiveContains($0) } ?? true
+        }
         func add(_ group: String, _ name: String, baseline baselineName: String, bytes: Int, operationsPerCall: Int = 1,
                  large: Bool = false, ours: () throws -> Void, baseline: (() throws -> Void)?) rethrows {
-            guard filter.map({ "\(group) \(name)".localizedCaseInsensitiveContains($0) }) ?? true else { return }
+            guard selected(group, name) else { return }
             if large { PeakMemory.reset() }
             let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
             let peak = large ? PeakMemory.peak() : nil
@@ -76,7 +79,8 @@ struct EncodingBenchmarks {
         }
 
         // Scaling: cost per pair should stay flat.
-        for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000] {
+        for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000]
+        where selected("scaling", "query \(count) pairs (per pair)") || selected("scaling", "JSONEncoding \(count) pairs (per pair)") {
             let parameters = Workloads.scaling(count)
             try add("scaling", "query \(count) pairs (per pair)", baseline: "-", bytes: 0, operationsPerCall: count,
                 large: count >= 100_000, ours: { consume(try encoding.query(parameters)) }, baseline: nil)

@@ -30,21 +30,23 @@ enum JSONKeyOrder {
             }
             bounds.append(start..<collationKeys.count)
         }
-        var order = Array(keys.indices)
-        collationKeys.withUnsafeBufferPointer { bytes in
-            order.sort { lhs, rhs in
-                let left = UnsafeBufferPointer(rebasing: bytes[bounds[lhs]])
-                let right = UnsafeBufferPointer(rebasing: bytes[bounds[rhs]])
-                let common = min(left.count, right.count)
-                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
-                    let difference = memcmp(leftBase, rightBase, common)
-                    if difference != 0 { return difference < 0 }
-                }
-                if left.count != right.count { return left.count < right.count }
-                return lhs < rhs
+        var prefixes: [KeyOrder.Prefix] = []
+        prefixes.reserveCapacity(keys.count)
+        for (index, range) in bounds.enumerated() {
+            var prefix = KeyOrder.Prefix(index: index)
+            for position in 0..<min(range.count, 16) {
+                prefix.add(collationKeys[range.lowerBound + position], at: position)
+            }
+            prefixes.append(prefix)
+        }
+        return collationKeys.withUnsafeBufferPointer { bytes in
+            KeyOrder.sortedIndices(prefixes) { lhs, rhs in
+                let left = bytes[bounds[lhs]]
+                let right = bytes[bounds[rhs]]
+                if left.elementsEqual(right) { return lhs < rhs }
+                return left.lexicographicallyPrecedes(right)
             }
         }
-        return order
     }
 
     /// Sorts with Foundation's comparison, as `JSONSerialization` does.

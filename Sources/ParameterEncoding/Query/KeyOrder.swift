@@ -42,10 +42,36 @@ enum KeyOrder {
     }
 
     /// A key's first 16 bytes, big-endian, so integer order is byte order, plus its position.
-    private struct Prefix {
-        var high: UInt64
-        var low: UInt64
-        var index: Int
+    struct Prefix {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        let index: Int
+
+        init(index: Int) {
+            self.index = index
+        }
+
+        /// Adds the byte at `position` of the key; bytes past the 16th are ignored.
+        @inline(__always)
+        mutating func add(_ byte: UInt8, at position: Int) {
+            if position < 8 {
+                high |= UInt64(byte) << UInt64(56 - 8 * position)
+            } else if position < 16 {
+                low |= UInt64(byte) << UInt64(56 - 8 * (position - 8))
+            }
+        }
+    }
+
+    /// Sorts keys by their prefixes, as integers, and calls `precedes` only when two prefixes
+    /// tie; returns the keys' positions in order.
+    static func sortedIndices(_ prefixes: [Prefix], precedes: (Int, Int) -> Bool) -> [Int] {
+        var prefixes = prefixes
+        prefixes.sort { lhs, rhs in
+            if lhs.high != rhs.high { return lhs.high < rhs.high }
+            if lhs.low != rhs.low { return lhs.low < rhs.low }
+            return precedes(lhs.index, rhs.index)
+        }
+        return prefixes.map(\.index)
     }
 
     /// Sorts ASCII keys, for which `<` is plain byte order, by comparing 16-byte prefixes as
@@ -54,26 +80,16 @@ enum KeyOrder {
         var prefixes: [Prefix] = []
         prefixes.reserveCapacity(keys.count)
         for (index, key) in keys.enumerated() {
-            var high: UInt64 = 0
-            var low: UInt64 = 0
+            var prefix = Prefix(index: index)
             var position = 0
             for byte in key.utf8 {
                 guard byte < 0x80 else { return nil }
-                if position < 8 {
-                    high |= UInt64(byte) << UInt64(56 - 8 * position)
-                } else if position < 16 {
-                    low |= UInt64(byte) << UInt64(56 - 8 * (position - 8))
-                }
+                prefix.add(byte, at: position)
                 position += 1
             }
-            prefixes.append(Prefix(high: high, low: low, index: index))
+            prefixes.append(prefix)
         }
-        prefixes.sort { lhs, rhs in
-            if lhs.high != rhs.high { return lhs.high < rhs.high }
-            if lhs.low != rhs.low { return lhs.low < rhs.low }
-            return keys[lhs.index].utf8.lexicographicallyPrecedes(keys[rhs.index].utf8)
-        }
-        return prefixes.map(\.index)
+        return sortedIndices(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
     }
 
     private static func isASCII(_ text: String) -> Bool {
