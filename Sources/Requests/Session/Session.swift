@@ -105,6 +105,32 @@ public final class Session: Sendable {
         return try await send(consume request, timeout: timeout ?? self.timeout)
     }
 
+    /// Sends a request whose body is a value: ``JSONBody``, ``FormBody``, ``DataBody``, ``EmptyBody``
+    /// or any other ``HTTPBody``.
+    ///
+    /// Headers are applied in this order, later ones winning: the session's ``headers``, then
+    /// `headers`, then the body's ``HTTPBody/additionalHeaders`` where neither set them; then the
+    /// modifiers run.
+    ///
+    /// - Parameters:
+    ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
+    ///   - method: The HTTP method; `POST` by default.
+    ///   - body: The body.
+    ///   - headers: Headers for this request.
+    ///   - timeout: The timeout for the whole request, overriding the session's.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` when the body cannot be
+    ///   encoded), or `CancellationError` when the calling task is cancelled.
+    public func request(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .post,
+        body: some HTTPBody,
+        headers: HTTPHeaders? = nil,
+        timeout: Duration? = nil
+    ) async throws -> Response {
+        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout)
+    }
+
     /// Sends a ready-made request and returns the response.
     ///
     /// The session's ``headers`` are added where the request does not set them; then the modifiers run.
@@ -224,5 +250,16 @@ extension Duration {
     var seconds: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
+
+// MARK: - BodyEncoding
+
+/// Puts a body value on the request the session builds, as the last building step.
+private struct BodyEncoding: ParameterEncoding {
+    let body: any HTTPBody
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        try body.applied(to: urlRequest.asURLRequest())
     }
 }
