@@ -126,37 +126,8 @@ enum PropertyListTrees {
         }
     }
 
-    /// Whether `read` is exactly `expected`: same structure, strings, dates and data, numbers of
-    /// the same value (doubles bit for bit), booleans as booleans.
+    /// Whether `read` is exactly `expected`, doubles bit for bit.
     static func matches(_ read: Any, _ expected: Any) -> Bool {
-        switch expected {
-        case let dictionary as Parameters:
-            guard let other = read as? [String: Any], other.count == dictionary.count else { return false }
-            return dictionary.allSatisfy { key, value in other[key].map { matches($0, value) } ?? false }
-        case let array as [any Sendable]:
-            guard let other = read as? [Any], other.count == array.count else { return false }
-            return zip(other, array).allSatisfy { matches($0, $1) }
-        case let text as String:
-            return read as? String == text
-        case let bool as Bool:
-            if let other = read as? Bool, type(of: read) == Bool.self { return other == bool }
-            guard let number = read as? NSNumber, number.isBoolean else { return false }
-            return number.boolValue == bool
-        case let integer as Int:
-            guard let number = read as? NSNumber, !number.isBoolean else { return false }
-            return number.int64Value == Int64(integer)
-        case let unsigned as UInt64:
-            guard let number = read as? NSNumber, !number.isBoolean else { return false }
-            return number.uint64Value == unsigned
-        case let double as Double:
-            guard let number = read as? NSNumber, !number.isBoolean else { return false }
-            return number.doubleValue.bitPattern == double.bitPattern
-        case let date as Date:
-            return read as? Date == date
-        case let data as Data:
-            return read as? Data == data
-        default:
-            return false
-        }
+        ReadBack.matches(read, expected) { $0.bitPattern == $1.bitPattern }
     }
 }

@@ -128,3 +128,43 @@ private func lowerCurrentThreadPriority() {
     _ = pthread_setschedparam(pthread_self(), schedIdle, &parameters)
     #endif
 }
+
+/// Compares what a serializer read back with the tree that was written.
+enum ReadBack {
+    /// Whether `read` is `expected`: same structure, strings, dates and data, integers of the
+    /// same value, booleans as booleans (not 0 and 1), doubles as `doublesMatch` says.
+    static func matches(_ read: Any, _ expected: Any, doublesMatch: (_ read: Double, _ written: Double) -> Bool) -> Bool {
+        func number() -> NSNumber? {
+            guard let number = read as? NSNumber, !number.isBoolean else { return nil }
+            return number
+        }
+        switch expected {
+        case let dictionary as Parameters:
+            guard let other = read as? [String: Any], other.count == dictionary.count else { return false }
+            return dictionary.allSatisfy { key, value in other[key].map { matches($0, value, doublesMatch: doublesMatch) } ?? false }
+        case let array as [any Sendable]:
+            guard let other = read as? [Any], other.count == array.count else { return false }
+            return zip(other, array).allSatisfy { matches($0, $1, doublesMatch: doublesMatch) }
+        case let text as String:
+            return read as? String == text
+        case let bool as Bool:
+            if type(of: read) == Bool.self { return read as? Bool == bool }
+            guard let number = read as? NSNumber, number.isBoolean else { return false }
+            return number.boolValue == bool
+        case let integer as Int:
+            return number()?.int64Value == Int64(integer)
+        case let unsigned as UInt64:
+            return number()?.uint64Value == unsigned
+        case let double as Double:
+            return number().map { doublesMatch($0.doubleValue, double) } ?? false
+        case let date as Date:
+            return read as? Date == date
+        case let data as Data:
+            return read as? Data == data
+        case is NSNull:
+            return read is NSNull
+        default:
+            return false
+        }
+    }
+}
