@@ -156,13 +156,12 @@ struct BinaryPropertyListWriter {
     }
 
     private mutating func writeNumber(_ number: NSNumber) {
-        switch String(cString: number.objCType) {
-        case "f", "d":
-            writeReal(number.doubleValue)
-        case "Q", "L":
-            writeUnsigned(number.uint64Value)
-        default:
-            writeInteger(number.int64Value)
+        switch number.numberValue {
+        case .bool(let bool): bytes.append(bool ? 0x09 : 0x08)
+        case .float(let float): writeReal(Double(float))
+        case .double(let double): writeReal(double)
+        case .unsigned(let unsigned): writeUnsigned(unsigned)
+        case .integer(let integer): writeInteger(integer)
         }
     }
 

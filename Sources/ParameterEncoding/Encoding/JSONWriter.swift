@@ -17,25 +17,7 @@ struct JSONWriter {
     /// The JSON written so far.
     private(set) var output: [UInt8] = []
     /// Open containers, outermost first.
-    private var stack: [Frame] = []
-
-    /// An open container and the position of the next child to write.
-    private struct Frame {
-        let children: ParameterChildren
-        /// Positions in writing order; empty means the order of the children.
-        let order: [Int]
-        var next = 0
-
-        @inline(__always)
-        func slot(_ index: Int) -> Int {
-            order.isEmpty ? index : order[index]
-        }
-
-        /// The component of the child most recently started, for key paths.
-        var lastComponent: KeyPathComponent {
-            children.isKeyed ? .key(children.keys[slot(next - 1)]) : .index(next - 1)
-        }
-    }
+    private var stack: [ChildCursor] = []
 
     init(options: JSONSerialization.WritingOptions) {
         prettyPrinted = options.contains(.prettyPrinted)
@@ -92,7 +74,7 @@ struct JSONWriter {
             )
         }
         output.append(children.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        stack.append(Frame(children: children, order: children.writingOrder(sortingKeysWith: JSONKeyOrder.sortedIndices)))
+        stack.append(ChildCursor(children, sortingKeysWith: JSONKeyOrder.sortedIndices))
     }
 
     private mutating func close() {
@@ -150,8 +132,7 @@ struct JSONWriter {
             return DecimalDigits.append(integer, to: &output)
         }
         if let float = value as? Float {
-            try checkFinite(Double(float))
-            return appendNumberText(float.description)
+            return try writeNumber(float)
         }
         if let decimal = value as? Decimal {
             guard !decimal.isNaN else { throw invalid("NaN is not a valid number") }
@@ -195,22 +176,22 @@ struct JSONWriter {
     }
 
     private mutating func writeNumber(_ number: NSNumber) throws {
-        if number.isBoolean { return append(number.boolValue ? "true" : "false") }
         if type(of: number) is NSDecimalNumber.Type {
             return append(number.description)
         }
-        switch UInt8(bitPattern: number.objCType.pointee) {
-        case UInt8(ascii: "f"):
-            let float = number.floatValue
-            try checkFinite(Double(float))
-            appendNumberText(float.description)
-        case UInt8(ascii: "d"):
-            try writeNumber(number.doubleValue)
-        case UInt8(ascii: "Q"), UInt8(ascii: "L"):
-            DecimalDigits.append(number.uint64Value, to: &output)
-        default:
-            DecimalDigits.append(number.int64Value, to: &output)
+        switch number.numberValue {
+        case .bool(let bool): append(bool ? "true" : "false")
+        case .float(let float): try writeNumber(float)
+        case .double(let double): try writeNumber(double)
+        case .unsigned(let unsigned): DecimalDigits.append(unsigned, to: &output)
+        case .integer(let integer): DecimalDigits.append(integer, to: &output)
         }
+    }
+
+    /// A `Float` as its own shortest text (`0.1`), not its `Double` widening's.
+    private mutating func writeNumber(_ float: Float) throws {
+        try checkFinite(Double(float))
+        appendNumberText(float.description)
     }
 
     private mutating func writeNumber(_ double: Double) throws {

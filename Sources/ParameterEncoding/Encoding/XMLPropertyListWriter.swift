@@ -120,14 +120,12 @@ struct XMLPropertyListWriter {
     }
 
     private mutating func writeNumber(_ number: NSNumber) {
-        if number.isBoolean { return append(number.boolValue ? "<true/>\n" : "<false/>\n") }
-        switch UInt8(bitPattern: number.objCType.pointee) {
-        case UInt8(ascii: "f"), UInt8(ascii: "d"):
-            writeReal(number.doubleValue)
-        case UInt8(ascii: "Q"), UInt8(ascii: "L"):
-            writeInteger(number.uint64Value)
-        default:
-            writeInteger(number.int64Value)
+        switch number.numberValue {
+        case .bool(let bool): append(bool ? "<true/>\n" : "<false/>\n")
+        case .float(let float): writeReal(Double(float))
+        case .double(let double): writeReal(double)
+        case .unsigned(let unsigned): writeInteger(unsigned)
+        case .integer(let integer): writeInteger(integer)
         }
     }
 

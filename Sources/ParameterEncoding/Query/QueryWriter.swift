@@ -25,12 +25,9 @@ struct QueryWriter {
     /// Whether integers can be written without consulting the escaping table.
     private let digitsAreAllowed: Bool
 
-    /// An open container and the position of the next child to write.
+    /// An open container, the position of the next child to write, and the key it sits under.
     private struct Frame {
-        let children: ParameterChildren
-        /// Positions in writing order; empty means the order of the children.
-        let order: [Int]
-        var next = 0
+        var cursor: ChildCursor
         /// Length of ``QueryWriter/key`` for the container itself.
         let keyMark: Int
         /// The container's key, unescaped and escaped; kept only for custom array keys, which
@@ -40,23 +37,11 @@ struct QueryWriter {
         let isTopLevel: Bool
 
         init(_ children: ParameterChildren, keyMark: Int, rawKey: String, savedKey: [UInt8]?, isTopLevel: Bool) {
-            self.children = children
-            self.order = children.writingOrder(sortingKeysWith: KeyOrder.sortedIndices)
+            self.cursor = ChildCursor(children, sortingKeysWith: KeyOrder.sortedIndices)
             self.keyMark = keyMark
             self.rawKey = rawKey
             self.savedKey = savedKey
             self.isTopLevel = isTopLevel
-        }
-
-        /// The position in the children of the `index`-th child to write.
-        @inline(__always)
-        func slot(_ index: Int) -> Int {
-            order.isEmpty ? index : order[index]
-        }
-
-        /// The component of the child most recently started, for key paths.
-        var lastComponent: KeyPathComponent {
-            children.isKeyed ? .key(children.keys[slot(next - 1)]) : .index(next - 1)
         }
     }
 
@@ -80,29 +65,29 @@ struct QueryWriter {
         parents.removeAll(keepingCapacity: true)
         current = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
         while true {
-            let index = current.next
-            guard index < current.children.count else {
+            let index = current.cursor.next
+            guard index < current.cursor.children.count else {
                 guard let parent = parents.popLast() else { return }
                 current = parent
                 continue
             }
-            current.next = index + 1
+            current.cursor.next = index + 1
             if let savedKey = current.savedKey {
                 key = savedKey
             } else {
                 key.removeSubrange(current.keyMark...)
             }
-            let slot = current.slot(index)
+            let slot = current.cursor.slot(index)
             var rawKey = ""
-            if current.children.isKeyed {
+            if current.cursor.children.isKeyed {
                 if current.isTopLevel {
-                    escaping.append(current.children.keys[slot], to: &key)
-                    if tracksRawKey { rawKey = current.children.keys[slot] }
+                    escaping.append(current.cursor.children.keys[slot], to: &key)
+                    if tracksRawKey { rawKey = current.cursor.children.keys[slot] }
                 } else {
                     escaping.append(byte: UInt8(ascii: "["), to: &key)
-                    escaping.append(current.children.keys[slot], to: &key)
+                    escaping.append(current.cursor.children.keys[slot], to: &key)
                     escaping.append(byte: UInt8(ascii: "]"), to: &key)
-                    if tracksRawKey { rawKey = current.rawKey + "[" + current.children.keys[slot] + "]" }
+                    if tracksRawKey { rawKey = current.rawKey + "[" + current.cursor.children.keys[slot] + "]" }
                 }
             } else {
                 switch arrayEncoding {
@@ -121,7 +106,7 @@ struct QueryWriter {
                     escaping.append(rawKey, to: &key)
                 }
             }
-            switch current.children.values {
+            switch current.cursor.children.values {
             case .sendable(let values): try write(sendable: values[slot], rawKey: rawKey)
             case .any(let values): try write(values[slot], rawKey: rawKey)
             }
@@ -134,7 +119,7 @@ struct QueryWriter {
             throw ParameterEncodingError(
                 .nestingTooDeep,
                 detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
-                path: parents.map(\.lastComponent) + [current.lastComponent]
+                path: parents.map(\.cursor.lastComponent) + [current.cursor.lastComponent]
             )
         }
         guard children.count > 0 else { return }

@@ -163,3 +163,31 @@ struct ParameterChildren {
     }
 }
 
+
+// MARK: - ChildCursor
+
+/// A container being walked: its children in writing order, and the position of the next one.
+/// The query and JSON writers each keep a stack of these.
+struct ChildCursor {
+    let children: ParameterChildren
+    /// Positions in writing order; empty means the order of the children.
+    let order: [Int]
+    var next = 0
+
+    /// Starts a walk over `children`, with dictionary keys sorted by `sortedIndices`.
+    init(_ children: ParameterChildren, sortingKeysWith sortedIndices: ([String]) -> [Int]) {
+        self.children = children
+        self.order = children.writingOrder(sortingKeysWith: sortedIndices)
+    }
+
+    /// The position in the children of the `index`-th child to write.
+    @inline(__always)
+    func slot(_ index: Int) -> Int {
+        order.isEmpty ? index : order[index]
+    }
+
+    /// The component of the child most recently started, for key paths.
+    var lastComponent: KeyPathComponent {
+        children.isKeyed ? .key(children.keys[slot(next - 1)]) : .index(next - 1)
+    }
+}

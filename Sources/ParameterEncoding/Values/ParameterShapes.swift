@@ -46,3 +46,28 @@ extension NSNumber {
             || String(describing: type(of: self)) == "__NSCFBoolean"
     }
 }
+
+// MARK: - NumberValue
+
+/// What an `NSNumber` holds, told apart by its stored type: every writer asks the same question.
+enum NumberValue {
+    case bool(Bool)
+    case integer(Int64)
+    /// Unsigned storage, so values above `Int64.max` keep their value.
+    case unsigned(UInt64)
+    case float(Float)
+    case double(Double)
+}
+
+extension NSNumber {
+    /// The value with the type it was stored as.
+    var numberValue: NumberValue {
+        if isBoolean { return .bool(boolValue) }
+        switch UInt8(bitPattern: objCType.pointee) {
+        case UInt8(ascii: "f"): return .float(floatValue)
+        case UInt8(ascii: "d"): return .double(doubleValue)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"): return .unsigned(uint64Value)
+        default: return .integer(int64Value)
+        }
+    }
+}
