@@ -183,7 +183,7 @@ enum SerializableValue {
     /// XML property lists write dates as `yyyy-MM-ddTHH:mm:ssZ`: whole seconds, four-digit years.
     private static func checkXMLDate(_ date: Date) throws {
         let seconds = date.timeIntervalSince1970
-        guard seconds >= XMLPropertyListWriter.earliestDate, seconds < XMLPropertyListWriter.latestDate else {
+        guard seconds >= CivilTime.earliest, seconds < CivilTime.latest else {
             throw ParameterEncodingError(
                 .invalidPropertyListValue,
                 detail: "XML property lists hold dates from year 1 to 9999, and this one is \(seconds) seconds from 1970; "

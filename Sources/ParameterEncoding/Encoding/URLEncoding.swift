@@ -107,7 +107,7 @@ public struct URLEncoding: ParameterEncoding {
 
     /// Takes the request rather than borrowing it: on Linux, changing a `URLRequest` that is also
     /// referenced elsewhere copies the whole underlying `NSMutableURLRequest`.
-    private func apply(_ query: [UInt8], to request: consuming URLRequest) throws -> URLRequest {
+    func apply(_ query: [UInt8], to request: consuming URLRequest) throws -> URLRequest {
         guard !query.isEmpty else { return request }
         if destination.encodesParametersInURL(for: request.method ?? .get) {
             guard let url = request.url else {

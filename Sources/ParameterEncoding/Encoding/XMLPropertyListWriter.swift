@@ -147,51 +147,15 @@ struct XMLPropertyListWriter {
         append("</real>\n")
     }
 
-    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in seconds since 1970.
-    static let earliestDate: Double = -62_135_596_800
-    static let latestDate: Double = 253_402_300_800
-
     /// `yyyy-MM-ddTHH:mm:ssZ` in UTC. ``SerializableValue`` has already refused dates the format
     /// cannot hold: fractions of a second, years outside 1 to 9999.
     private mutating func writeDate(_ date: Date) throws {
-        let seconds = date.timeIntervalSince1970
-        guard seconds >= Self.earliestDate, seconds < Self.latestDate else {
+        guard let time = CivilTime(date) else {
             throw ParameterEncodingError(.invalidPropertyListValue, detail: "dates must fall in years 1 to 9999", path: [])
         }
-        let total = Int(seconds.rounded(.down))
-        let (days, secondOfDay) = Self.floorDivision(total, 86_400)
-        let (year, month, day) = Self.civilDate(daysSince1970: days)
         append("<date>")
-        appendPadded(year, width: 4)
-        output.append(UInt8(ascii: "-"))
-        appendPadded(month, width: 2)
-        output.append(UInt8(ascii: "-"))
-        appendPadded(day, width: 2)
-        output.append(UInt8(ascii: "T"))
-        appendPadded(secondOfDay / 3_600, width: 2)
-        output.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay / 60 % 60, width: 2)
-        output.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay % 60, width: 2)
-        append("Z</date>\n")
-    }
-
-    private static func floorDivision(_ value: Int, _ divisor: Int) -> (quotient: Int, remainder: Int) {
-        let remainder = value % divisor
-        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    /// Year, month and day in the proleptic Gregorian calendar, from days since 1970-01-01.
-    private static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = daysSince1970 + 719_468  // days since 0000-03-01
-        let (era, dayOfEra) = floorDivision(shifted, 146_097)
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153  // 0 is March
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
+        time.append(to: &output)
+        append("</date>\n")
     }
 
     private mutating func writeData(_ data: Data, depth: Int) {
@@ -213,12 +177,6 @@ struct XMLPropertyListWriter {
 
     private mutating func append(_ text: String) {
         output.append(contentsOf: text.utf8)
-    }
-
-    private mutating func appendPadded(_ value: Int, width: Int) {
-        let digits = String(value)
-        if digits.count < width { output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits.count)) }
-        append(digits)
     }
 
     private mutating func indent(_ depth: Int) {

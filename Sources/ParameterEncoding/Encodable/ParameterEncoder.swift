@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - ParameterEncoder
+
+/// Puts an `Encodable` value into a request: the `Encodable` counterpart of ``ParameterEncoding``.
+///
+/// ```swift
+/// struct Login: Encodable { let user: String; let password: String }
+/// let request = try JSONParameterEncoder.default.encode(Login(user: "arthur", password: "42"),
+///                                                       into: URLRequest(url: url, method: .post))
+/// ```
+public protocol ParameterEncoder: Sendable {
+    /// Returns the request with `parameters` encoded into it.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value to encode; `nil` leaves the request unchanged.
+    ///   - request: The request to start from.
+    /// - Returns: The encoded request.
+    /// - Throws: The encoder's error (an `EncodingError` naming the coding path, or
+    ///   ``ParameterEncodingError``), or the error thrown while building the request.
+    func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest
+}
+
+// MARK: - JSONParameterEncoder
+
+/// Encodes an `Encodable` value as a JSON body with a `JSONEncoder`, with
+/// `Content-Type: application/json` unless the request has one.
+///
+/// Every preset sorts keys, so the same value gives the same bytes in every run.
+public struct JSONParameterEncoder: ParameterEncoder {
+    /// The encoder that writes the JSON.
+    public let encoder: JSONEncoder
+
+    /// Creates a JSON parameter encoder.
+    ///
+    /// - Parameter encoder: The encoder; by default one with `.sortedKeys`.
+    public init(encoder: JSONEncoder = JSONBody.defaultEncoder) {
+        self.encoder = encoder
+    }
+
+    /// Compact JSON with sorted keys.
+    public static var `default`: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// Indented JSON with sorted keys.
+    public static var prettyPrinted: JSONParameterEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return JSONParameterEncoder(encoder: encoder)
+    }
+
+    /// Compact JSON with sorted keys; the same as ``default``, named for Alamofire users.
+    public static var sortedKeys: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// Returns the request with `parameters` as its JSON body.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value; `nil` leaves the request unchanged.
+    ///   - request: The request to start from.
+    /// - Returns: The encoded request.
+    /// - Throws: The `EncodingError` of the encoder (a NaN, say, with its coding path), or the
+    ///   error thrown while building the request.
+    public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest {
+        var request = try request.asURLRequest()
+        guard let parameters else { return request }
+        request.setBody(try encoder.encode(parameters), defaultContentType: "application/json")
+        return request
+    }
+}
+
+// MARK: - URLEncodedFormParameterEncoder
+
+/// Encodes an `Encodable` value with a ``URLEncodedFormEncoder`` into the query string or a
+/// form body, as ``URLEncoding`` does for `Parameters`.
+public struct URLEncodedFormParameterEncoder: ParameterEncoder {
+    /// The form encoder and its options.
+    public let encoder: URLEncodedFormEncoder
+    /// Where the form goes.
+    public let destination: URLEncoding.Destination
+
+    /// Creates a form parameter encoder.
+    ///
+    /// - Parameters:
+    ///   - encoder: The form encoder; default options unless given.
+    ///   - destination: Where the form goes: `.methodDependent` (query for `GET`, `HEAD` and
+    ///     `DELETE`, body otherwise) by default.
+    public init(encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), destination: URLEncoding.Destination = .methodDependent) {
+        self.encoder = encoder
+        self.destination = destination
+    }
+
+    /// Default options, method-dependent destination.
+    public static var `default`: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
+
+    /// Returns the request with `parameters` in its query string or body.
+    ///
+    /// A query is appended to any query the URL already has; a body gets
+    /// `Content-Type: application/x-www-form-urlencoded; charset=utf-8` unless one is set. A value
+    /// that writes no pairs leaves the request unchanged.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value, which must encode a keyed container; `nil` leaves the request unchanged.
+    ///   - request: The request to start from.
+    /// - Returns: The encoded request.
+    /// - Throws: What ``URLEncodedFormEncoder/encode(_:)`` throws, ``ParameterEncodingError`` for a
+    ///   request without a URL, or the error thrown while building the request.
+    public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest {
+        let request = try request.asURLRequest()
+        guard let parameters else { return request }
+        return try encoder.urlEncoding(destination: destination).apply(encoder.queryBytes(parameters), to: request)
+    }
+}
