@@ -107,6 +107,8 @@ extension ParameterEncodingError {
         public static let invalidHeader = Code("invalidHeader", summary: "Invalid HTTP header")
         /// An HTTP method is not a valid token (empty, or containing spaces or separators).
         public static let invalidMethod = Code("invalidMethod", summary: "Invalid HTTP method")
+        /// Parameter sets ask for two different body encodings; a request has one body.
+        public static let conflictingBodies = Code("conflictingBodies", summary: "Conflicting request bodies")
     }
 
     /// How many container levels any encoder descends before it throws ``Code/nestingTooDeep``.

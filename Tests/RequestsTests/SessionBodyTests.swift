@@ -68,3 +68,56 @@ import Requests
         #expect(error?.description.contains("POST \(url.absoluteString)") == true)
     }
 }
+
+/// `Encodable` parameters and parameter sets through a real `Session`.
+@Suite struct SessionEncodableParameterTests {
+    let session = Session()
+
+    struct Search: Encodable, Sendable {
+        struct Filter: Encodable, Sendable {
+            let tags: [String]
+            let open: Bool
+        }
+
+        let query: String
+        let page: Int
+        let filter: Filter
+    }
+
+    let search = Search(query: "swift & nio", page: 2, filter: .init(tags: ["a b", "日本"], open: true))
+
+    @Test func formEncoderPutsAGetsParametersInTheQuery() async throws {
+        let response = try await session.request(try server().url("/anything"), parameters: search,
+                                                 encoder: URLEncodedFormParameterEncoder.default)
+        let echo = try response.validate().decode(Echo.self)
+        #expect(echo.method == "GET")
+        #expect(echo.query == "filter%5Bopen%5D=1&filter%5Btags%5D%5B%5D=a%20b&filter%5Btags%5D%5B%5D=%E6%97%A5%E6%9C%AC&page=2&query=swift%20%26%20nio")
+    }
+
+    @Test func jsonEncoderSendsAJSONBody() async throws {
+        let response = try await session.request(try server().url("/anything"), method: .post, parameters: search,
+                                                 encoder: JSONParameterEncoder.default)
+        let echo = try response.validate().decode(Echo.self)
+        #expect(echo.json == ["filter": ["open": true, "tags": ["a b", "日本"]], "page": 2, "query": "swift & nio"])
+        #expect(echo.header("Content-Type") == "application/json")
+    }
+
+    @Test func parameterSetsSendAQueryAndABody() async throws {
+        let response = try await session.request(
+            try server().url("/anything"), method: .post,
+            parameters: [.query(["page": 2]), .body(["name": "John"], encoding: JSONEncoding.default), .query(["page": 3, "size": 10])]
+        )
+        let echo = try response.validate().decode(Echo.self)
+        #expect(echo.query == "page=3&size=10")
+        #expect(echo.json == ["name": "John"])
+    }
+
+    @Test func conflictingBodiesAreAnEncodingError() async throws {
+        let error = await #expect(throws: RequestError.self) {
+            try await session.request(try server().url("/anything"), method: .post,
+                                      parameters: [.body(["a": 1]), .body(["b": 2], encoding: JSONEncoding.default)])
+        }
+        #expect(error?.code == .encodingFailed)
+        #expect(error?.description.contains("a request has one body") == true)
+    }
+}

@@ -131,6 +131,62 @@ public final class Session: Sendable {
         try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout)
     }
 
+    /// Sends a request whose parameters are an `Encodable` value, written by `encoder`.
+    ///
+    /// ```swift
+    /// struct Search: Encodable { let q: String; let page: Int }
+    /// try await session.request(url, parameters: Search(q: "swift", page: 2), encoder: URLEncodedFormParameterEncoder.default)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
+    ///   - method: The HTTP method; `GET` by default.
+    ///   - parameters: The value to encode.
+    ///   - encoder: How to encode it: ``URLEncodedFormParameterEncoder`` (query or form body) or
+    ///     ``JSONParameterEncoder``.
+    ///   - headers: Headers for this request.
+    ///   - timeout: The timeout for the whole request, overriding the session's.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` wrapping the encoder's
+    ///   error), or `CancellationError` when the calling task is cancelled.
+    public func request<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters,
+        encoder: any ParameterEncoder,
+        headers: HTTPHeaders? = nil,
+        timeout: Duration? = nil
+    ) async throws -> Response {
+        let encoding = EncoderEncoding(value: parameters, encoder: encoder)
+        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout)
+    }
+
+    /// Sends a request with several parameter sets: some in the query string, one in the body.
+    ///
+    /// ```swift
+    /// try await session.request(url, method: .post,
+    ///                           parameters: [.query(["page": 2]), .body(["name": "John"], encoding: JSONEncoding.default)])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
+    ///   - method: The HTTP method; `GET` by default.
+    ///   - parameters: The sets; see ``ParameterSet/encode(_:into:)`` for how they merge.
+    ///   - headers: Headers for this request.
+    ///   - timeout: The timeout for the whole request, overriding the session's.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` for two different body
+    ///   encodings), or `CancellationError` when the calling task is cancelled.
+    public func request(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: [ParameterSet],
+        headers: HTTPHeaders? = nil,
+        timeout: Duration? = nil
+    ) async throws -> Response {
+        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout)
+    }
+
     /// Sends a ready-made request and returns the response.
     ///
     /// The session's ``headers`` are added where the request does not set them; then the modifiers run.
@@ -261,5 +317,24 @@ private struct BodyEncoding: ParameterEncoding {
 
     func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         try body.applied(to: urlRequest.asURLRequest())
+    }
+}
+
+/// Writes an `Encodable` value with a ``ParameterEncoder`` as a building step.
+private struct EncoderEncoding<Value: Encodable & Sendable>: ParameterEncoding {
+    let value: Value
+    let encoder: any ParameterEncoder
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        try encoder.encode(value, into: urlRequest)
+    }
+}
+
+/// Writes parameter sets as a building step.
+private struct SetsEncoding: ParameterEncoding {
+    let sets: [ParameterSet]
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        try ParameterSet.encode(sets, into: urlRequest)
     }
 }
