@@ -109,6 +109,9 @@ extension ParameterEncodingError {
         public static let invalidMethod = Code("invalidMethod", summary: "Invalid HTTP method")
         /// Parameter sets ask for two different body encodings; a request has one body.
         public static let conflictingBodies = Code("conflictingBodies", summary: "Conflicting request bodies")
+        /// A multipart body cannot be written: an unreadable file, a bad MIME type or boundary, or
+        /// content that contains the boundary the caller chose.
+        public static let invalidMultipart = Code("invalidMultipart", summary: "Invalid multipart body")
     }
 
     /// How many container levels any encoder descends before it throws ``Code/nestingTooDeep``.

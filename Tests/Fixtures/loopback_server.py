@@ -7,7 +7,9 @@ so it never outlives the process that started it.
 
 Endpoints:
   /anything[/...]   echo method, path, raw query, headers and body as JSON;
-                    form, JSON and property-list bodies are also parsed
+                    form, JSON, property-list and multipart bodies are also parsed
+  /upload           read the body in chunks without keeping it; answer its size,
+                    SHA-256 and, for multipart bodies, each part's headers, size and SHA-256
   /status/<code>    that status, body "status <code>"
   /delay/<seconds>  sleep, then answer like /anything
   /redirect/<n>     302 to /redirect/<n-1>; /redirect/0 answers like /anything
@@ -18,6 +20,8 @@ Endpoints:
 """
 
 import base64
+import hashlib
+import re
 import datetime
 import http.server
 import json
@@ -29,6 +33,95 @@ import time
 import urllib.parse
 
 FIXED_JSON = {"slideshow": {"title": "Sample", "slides": [{"title": "One"}, {"title": "Two"}]}}
+
+
+def multipart_boundary(content_type):
+    match = re.search(r'boundary="?([^";]+)"?', content_type)
+    return match.group(1).encode() if match else None
+
+
+def disposition_parameter(disposition, name):
+    """A quoted Content-Disposition parameter, with WHATWG's %22, %0D and %0A undone."""
+    match = re.search(r';\s*' + name + r'="([^"]*)"', disposition)
+    if not match:
+        return None
+    return match.group(1).replace("%22", '"').replace("%0D", "\r").replace("%0A", "\n")
+
+
+class MultipartParser:
+    """Splits a multipart/form-data body fed in chunks into parts, keeping each part's
+    headers, size and SHA-256, and the bytes of parts up to 64 KiB."""
+
+    def __init__(self, boundary):
+        self.delimiter = b"\r\n--" + boundary
+        self.buffer = b"\r\n"  # the first delimiter has no CRLF before it
+        self.parts = []
+        self.current = None  # the part whose content is being read
+        self.done = False
+        self.error = None
+
+    def feed(self, chunk):
+        self.buffer += chunk
+        while not self.done:
+            index = self.buffer.find(self.delimiter)
+            if index < 0:
+                keep = len(self.delimiter) + 4
+                if self.current is not None and len(self.buffer) > keep:
+                    self.content(self.buffer[:-keep])
+                    self.buffer = self.buffer[-keep:]
+                return
+            if self.current is not None:
+                self.content(self.buffer[:index])
+                self.finish()
+            elif index != 0:
+                self.error = "preamble before the first delimiter"
+            rest = self.buffer[index + len(self.delimiter):]
+            if len(rest) < 2:
+                self.buffer = self.buffer[index:]
+                return
+            if rest.startswith(b"--"):
+                self.done = True
+                self.buffer = b""
+                return
+            end = rest.find(b"\r\n\r\n")
+            if end < 0:
+                self.buffer = self.buffer[index:]
+                return
+            head = rest[2:end].decode("utf-8")
+            headers = {}
+            for line in head.split("\r\n"):
+                key, _, value = line.partition(":")
+                headers[key.strip().lower()] = value.strip()
+            disposition = headers.get("content-disposition", "")
+            self.current = {
+                "name": disposition_parameter(disposition, "name"),
+                "filename": disposition_parameter(disposition, "filename"),
+                "contentType": headers.get("content-type"),
+                "disposition": disposition,
+                "size": 0,
+                "hash": hashlib.sha256(),
+                "data": bytearray(),
+            }
+            self.buffer = rest[end + 4:]
+
+    def content(self, data):
+        self.current["size"] += len(data)
+        self.current["hash"].update(data)
+        if len(self.current["data"]) + len(data) <= 65536:
+            self.current["data"] += data
+
+    def finish(self):
+        part = self.current
+        part["sha256"] = part.pop("hash").hexdigest()
+        data = part.pop("data")
+        part["base64"] = base64.b64encode(data).decode() if len(data) == part["size"] else None
+        self.parts.append(part)
+        self.current = None
+
+    def result(self):
+        if not self.done:
+            return {"parts": self.parts, "error": self.error or "no closing delimiter"}
+        return {"parts": self.parts, "error": self.error}
 
 
 def plain(value):
@@ -108,11 +201,40 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 echo["json"] = json.loads(body)
             elif content_type.startswith("application/x-plist"):
                 echo["plist"] = plain(plistlib.loads(body))
+            elif content_type.startswith("multipart/form-data"):
+                parser = MultipartParser(multipart_boundary(content_type))
+                parser.feed(body)
+                echo["multipart"] = parser.result()
         except Exception as error:  # report, don't crash: the test reads this
             echo["parseError"] = repr(error)
         self.send_json(echo)
 
+    def upload(self):
+        """Reads the body in 1 MiB chunks, keeping only sizes and hashes."""
+        content_type = self.headers.get("Content-Type", "")
+        boundary = multipart_boundary(content_type) if content_type.startswith("multipart/form-data") else None
+        parser = MultipartParser(boundary) if boundary else None
+        digest = hashlib.sha256()
+        size = 0
+        remaining = int(self.headers.get("Content-Length") or 0)
+        while remaining > 0:
+            chunk = self.rfile.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            remaining -= len(chunk)
+            size += len(chunk)
+            digest.update(chunk)
+            if parser:
+                parser.feed(chunk)
+        answer = {"method": self.command, "size": size, "sha256": digest.hexdigest(),
+                  "contentType": content_type}
+        if parser:
+            answer["multipart"] = parser.result()
+        self.send_json(answer)
+
     def route(self):
+        if urllib.parse.urlsplit(self.path).path == "/upload":
+            return self.upload()
         body = self.read_body()
         path = urllib.parse.urlsplit(self.path).path
         parts = [p for p in path.split("/") if p]

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// try await session.request(url, method: .post, body: FormBody(["greeting": "Hello, "]))
 /// ```
 ///
-/// Bodies in this module: ``EmptyBody``, ``DataBody``, ``JSONBody``, ``FormBody``.
+/// Bodies in this module: ``EmptyBody``, ``DataBody``, ``JSONBody``, ``FormBody``, ``MultipartFormBody``.
 public protocol HTTPBody: Sendable {
     /// Whether there is nothing to send; an empty body leaves the request untouched.
     var isEmpty: Bool { get }
@@ -26,6 +26,15 @@ public protocol HTTPBody: Sendable {
     /// - Throws: Whatever encoding the body fails with, e.g. ``ParameterEncodingError`` or an
     ///   `EncodingError` naming the coding path.
     func encode() throws -> Data
+
+    /// Returns the bytes to send together with the headers that describe them.
+    ///
+    /// The default returns ``encode()`` and ``additionalHeaders``. A body whose headers depend
+    /// on its bytes, such as a multipart boundary chosen to avoid the content, returns both at once.
+    ///
+    /// - Returns: The body and its headers.
+    /// - Throws: What ``encode()`` throws.
+    func encodedWithHeaders() throws -> (body: Data, headers: HTTPHeaders)
 }
 
 extension HTTPBody {
@@ -33,6 +42,14 @@ extension HTTPBody {
     public var isEmpty: Bool { false }
     /// No headers unless the body names some.
     public var additionalHeaders: HTTPHeaders { HTTPHeaders() }
+
+    /// ``encode()`` and ``additionalHeaders``.
+    ///
+    /// - Returns: The body and its headers.
+    /// - Throws: What ``encode()`` throws.
+    public func encodedWithHeaders() throws -> (body: Data, headers: HTTPHeaders) {
+        (try encode(), additionalHeaders)
+    }
 
     /// Returns `request` with this body and, where the request does not set them already, the
     /// body's ``additionalHeaders``. An empty body returns the request unchanged.
@@ -43,9 +60,8 @@ extension HTTPBody {
     ///   ``ParameterEncodingError/Code/invalidHeader`` for a header HTTP does not allow.
     public func applied(to request: consuming URLRequest) throws -> URLRequest {
         guard !isEmpty else { return request }
-        let headers = additionalHeaders
+        let (data, headers) = try encodedWithHeaders()
         try headers.validate()
-        let data = try encode()
         var request = request
         var fields = request.allHTTPHeaderFields ?? [:]
         var added = false

@@ -207,9 +207,12 @@ public final class Session: Sendable {
 
     // MARK: Pipeline
 
+    /// How a built request is handed to the transport, when not with ``Transport/send(_:)``.
+    typealias Transfer = @Sendable (any Transport, URLRequest) async throws -> (Data, HTTPURLResponse)
+
     /// Runs a building step, turning its errors into ``RequestError``; `context` is the method and
     /// URL the error should name, when they are known.
-    private func build<T>(_ context: @autoclosure () -> URLRequest?, _ body: () throws -> T) throws -> T {
+    func build<T>(_ context: @autoclosure () -> URLRequest?, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as ParameterEncodingError where error.code == .invalidURL {
@@ -220,7 +223,7 @@ public final class Session: Sendable {
     }
 
     /// A request carrying only the URL and method, for naming them in an error.
-    private static func context(_ url: URL, _ method: HTTPMethod) -> URLRequest {
+    static func context(_ url: URL, _ method: HTTPMethod) -> URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         return request
@@ -230,7 +233,11 @@ public final class Session: Sendable {
     ///
     /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
     /// copies the underlying `NSMutableURLRequest`, the modifiers change it in place.
-    private func send(_ request: consuming URLRequest, timeout: Duration?) async throws -> Response {
+    func send(
+        _ request: consuming URLRequest,
+        timeout: Duration?,
+        transfer: Transfer? = nil
+    ) async throws -> Response {
         for modifier in modifiers {
             try Task.checkCancellation()
             do {
@@ -252,7 +259,12 @@ public final class Session: Sendable {
             if let timeout {
                 let transport = self.transport
                 let sent = request
-                (data, httpResponse) = try await Race.run(deadline: timeout) { try await transport.send(sent) }
+                (data, httpResponse) = try await Race.run(deadline: timeout) {
+                    if let transfer { return try await transfer(transport, sent) }
+                    return try await transport.send(sent)
+                }
+            } else if let transfer {
+                (data, httpResponse) = try await transfer(transport, request)
             } else {
                 // No deadline: the transport runs in this task and sees its cancellation directly
                 // (URLSession cancels its task at once), which saves spawning a task per request.
@@ -284,7 +296,7 @@ public final class Session: Sendable {
 
 /// A request not built yet: the encoding builds it from this, so it owns the only reference and
 /// changes it without copying (on Linux, changing a shared `URLRequest` copies all of it).
-private struct RequestDescription: URLRequestConvertible {
+struct RequestDescription: URLRequestConvertible {
     let url: URL
     let method: HTTPMethod
     let headers: HTTPHeaders

@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - UploadProgress
+
+/// How much of an upload's body has been sent.
+public struct UploadProgress: Sendable, Hashable {
+    /// Bytes sent so far.
+    public let bytesSent: Int64
+    /// The body's whole length.
+    public let totalBytes: Int64
+
+    /// Creates a progress value.
+    ///
+    /// - Parameters:
+    ///   - bytesSent: Bytes sent so far.
+    ///   - totalBytes: The body's whole length.
+    public init(bytesSent: Int64, totalBytes: Int64) {
+        self.bytesSent = bytesSent
+        self.totalBytes = totalBytes
+    }
+
+    /// The part sent, from 0 to 1; 1 for an empty body.
+    public var fraction: Double {
+        totalBytes > 0 ? min(1, Double(bytesSent) / Double(totalBytes)) : 1
+    }
+}
+
+// MARK: - Upload
+
+/// An upload under way: its progress as it is sent, and its response once it arrives.
+///
+/// ```swift
+/// let upload = session.upload(multipart: form, to: "https://example.com/albums")
+/// for await progress in upload.progress {
+///     print("\(Int(progress.fraction * 100)) %")
+/// }
+/// let response = try await upload.response()
+/// ```
+public final class Upload: Sendable {
+    /// Progress values, from 0 bytes sent to all of them; the stream ends when the upload does.
+    /// Only the newest values are kept for a slow reader.
+    public let progress: AsyncStream<UploadProgress>
+    private let task: Task<Response, any Error>
+
+    init(progress: AsyncStream<UploadProgress>, task: Task<Response, any Error>) {
+        self.progress = progress
+        self.task = task
+    }
+
+    /// Waits for the response. Cancelling the waiting task cancels the upload.
+    ///
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` for a part that cannot be
+    ///   written, such as a missing file), or `CancellationError` when cancelled.
+    public func response() async throws -> Response {
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Cancels the upload; ``response()`` then throws `CancellationError`.
+    public func cancel() {
+        task.cancel()
+    }
+}
+
+// MARK: - Session + upload
+
+extension Session {
+    /// Uploads a multipart form, streaming its files from disk.
+    ///
+    /// The body is first written to a temporary file in chunks (files are never read whole),
+    /// then sent from that file; the file is deleted afterwards. The request's `Content-Type` is
+    /// always the body's, `multipart/form-data` with the boundary used. The upload starts at once.
+    ///
+    /// - Parameters:
+    ///   - multipart: The form.
+    ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
+    ///   - method: The HTTP method; `POST` by default.
+    ///   - headers: Headers for this request.
+    ///   - timeout: The timeout for the whole upload, overriding the session's.
+    /// - Returns: The upload, with its progress and its response.
+    public func upload(
+        multipart: MultipartFormBody,
+        to url: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        timeout: Duration? = nil
+    ) -> Upload {
+        let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let task = Task {
+            defer { continuation.finish() }
+            return try await self.performUpload(multipart, to: url, method: method, headers: headers,
+                                                timeout: timeout ?? self.timeout, progress: continuation)
+        }
+        return Upload(progress: stream, task: task)
+    }
+
+    private func performUpload(
+        _ multipart: MultipartFormBody,
+        to url: any URLConvertible,
+        method: HTTPMethod,
+        headers: HTTPHeaders?,
+        timeout: Duration?,
+        progress: AsyncStream<UploadProgress>.Continuation
+    ) async throws -> Response {
+        let resolved = try build(nil) { try url.asURL() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("swift-requests-upload-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var length: Int64 = 0
+        let request = try build(Self.context(resolved, method)) { () throws -> URLRequest in
+            var merged = self.headers
+            for header in headers ?? [] {
+                merged.update(header)
+            }
+            let written = try multipart.write(to: file)
+            length = written.length
+            merged.update(HTTPHeader(name: "Content-Type", value: written.contentType))
+            return try RequestDescription(url: resolved, method: method, headers: merged).asURLRequest()
+        }
+        try Task.checkCancellation()
+        let total = length
+        progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
+        let response = try await send(consume request, timeout: timeout) { transport, request in
+            try await transport.upload(request, fromFile: file) { sent, expected in
+                progress.yield(UploadProgress(bytesSent: sent, totalBytes: expected > 0 ? expected : total))
+            }
+        }
+        progress.yield(UploadProgress(bytesSent: total, totalBytes: total))
+        return response
+    }
+}
