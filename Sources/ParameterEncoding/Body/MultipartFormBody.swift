@@ -22,7 +22,9 @@ import Foundation
 /// contains the boundary, the body is written again with the next candidate.
 ///
 /// Sent with `Session.upload(multipart:to:)`, files are streamed from disk and never held in
-/// memory whole. As a plain ``HTTPBody`` (``encode()``), the whole body is built in memory.
+/// memory whole, and the request's `Content-Type` is always this body's. As a plain ``HTTPBody``
+/// (``encode()``, ``HTTPBody/applied(to:)``), the whole body is built in memory, and, as for every
+/// body, a `Content-Type` the request already has wins: it must then name the boundary.
 public struct MultipartFormBody: HTTPBody {
     /// The parts, in order.
     public let parts: [Part]
