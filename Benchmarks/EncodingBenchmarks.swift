@@ -78,6 +78,19 @@ struct EncodingBenchmarks {
                 baseline: { consume(try PropertyListSerialization.data(fromPropertyList: plistValue, format: format, options: 0)) })
         }
 
+        // Encodable parameters: the same data as an `Encodable` value.
+        let model = EncodableTree(nested)
+        let jsonEncoder = JSONEncoder()
+        jsonEncoder.outputFormatting = .sortedKeys
+        let formEncoder = URLEncodedFormEncoder()
+        try add("Encodable", "URLEncodedFormEncoder nested 150", baseline: "JSONEncoder", bytes: try formEncoder.encode(model).utf8.count,
+            ours: { consume(try formEncoder.encode(model)) },
+            baseline: { consume(try jsonEncoder.encode(model)) })
+        let jsonParameters = JSONParameterEncoder.default
+        try add("Encodable", "JSONParameterEncoder POST nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
+            ours: { consume(try jsonParameters.encode(model, into: post)) },
+            baseline: { consume(try jsonEncoder.encode(model)) })
+
         // Scaling: cost per pair should stay flat.
         for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000]
         where selected("scaling", "query \(count) pairs (per pair)") || selected("scaling", "JSONEncoding \(count) pairs (per pair)") {

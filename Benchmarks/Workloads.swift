@@ -57,3 +57,36 @@ enum Workloads {
         return parameters
     }
 }
+
+// MARK: - EncodableTree
+
+/// A parameter tree as an `Encodable` value, so the `Encodable` encoders see the same data as
+/// the `Parameters` ones.
+enum EncodableTree: Encodable {
+    case string(String), integer(Int), bool(Bool), double(Double)
+    case array([EncodableTree]), object([String: EncodableTree])
+
+    init(_ value: Any) {
+        switch value {
+        case let value as String: self = .string(value)
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .integer(value)
+        case let value as Double: self = .double(value)
+        case let value as [Any]: self = .array(value.map(EncodableTree.init))
+        case let value as [String: Any]: self = .object(value.mapValues(EncodableTree.init))
+        default: self = .string("\(value)")
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
