@@ -37,7 +37,9 @@ do {
     // Session rows first: after the million-pair scaling rows the heap is large and fragmented,
     // which would charge the session for the encoders' garbage.
     let sessionRows = try await SessionBenchmarks(measure: measure, quick: quick).run(filter: filter)
-    let rows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick).run(filter: filter) + sessionRows
+    let encodingRows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick).run(filter: filter)
+    // The table lists the session and upload rows last.
+    let rows = encodingRows + sessionRows
     Table.print(rows)
     print("\nratio = baseline time / our time, both measured in this run; higher is better.")
     if let jsonPath {
