@@ -122,6 +122,20 @@ import Testing
         #expect(streamed.range(of: contents) != nil)
     }
 
+    @Test func aBoundarySplitAcrossTwoChunksIsFound() throws {
+        let delimiter = Data("--\(MultipartFormBody([]).boundary)".utf8)
+        for split in [1, 7, delimiter.count - 1] {
+            var contents = Data(repeating: 0x41, count: MultipartWriter.chunkSize - split)
+            contents.append(delimiter)
+            contents.append(Data(repeating: 0x42, count: 100))
+            let file = try temporaryFile("seam.bin", contents)
+            defer { remove(file) }
+            let body = MultipartFormBody([.file("f", at: file)])
+            #expect(throws: ParameterEncodingError.self) { try body.encode() }
+            #expect(try body.encodedWithHeaders().headers["Content-Type"] == "multipart/form-data; boundary=\(MultipartFormBody.candidate(1))")
+        }
+    }
+
     @Test func theDelimiterSearchAgreesWithANaiveOne() {
         var generator = SplitMix64(seed: 7)
         for _ in 0..<3_000 {

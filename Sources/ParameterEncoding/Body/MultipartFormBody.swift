@@ -80,14 +80,7 @@ public struct MultipartFormBody: HTTPBody {
     ///   naming the part: an unreadable file, a MIME type that is not printable ASCII, an invalid
     ///   boundary, or a file that contains ``boundary`` (``encodedWithHeaders()`` picks another).
     public func encode() throws -> Data {
-        try Self.validate(boundary)
-        var result = Data()
-        do {
-            try MultipartWriter(parts: parts, boundary: boundary).write { result.append($0) }
-        } catch let collision as MultipartWriter.Collision {
-            throw MultipartWriter.error(collision.partIndex, parts[collision.partIndex], "the content contains the boundary \(boundary.debugDescription)")
-        }
-        return result
+        try inMemory(tryingOtherBoundaries: false).body
     }
 
     /// Returns the body and its `Content-Type`, choosing another boundary if a file contains ``boundary``.
@@ -95,12 +88,18 @@ public struct MultipartFormBody: HTTPBody {
     /// - Returns: The body and its headers.
     /// - Throws: As ``encode()``, except for a default boundary found in a file.
     public func encodedWithHeaders() throws -> (body: Data, headers: HTTPHeaders) {
+        let (body, boundary) = try inMemory(tryingOtherBoundaries: true)
+        return (body, HTTPHeaders([HTTPHeader(name: "Content-Type", value: Self.contentType(boundary))]))
+    }
+
+    /// The whole body in memory and the boundary it was written with.
+    private func inMemory(tryingOtherBoundaries: Bool) throws -> (body: Data, boundary: String) {
         var result = Data()
-        let boundary = try resolving { boundary in
+        let boundary = try resolving(tryingOtherBoundaries: tryingOtherBoundaries) { boundary in
             result = Data()
             try MultipartWriter(parts: parts, boundary: boundary).write { result.append($0) }
         }
-        return (result, HTTPHeaders([HTTPHeader(name: "Content-Type", value: Self.contentType(boundary))]))
+        return (result, boundary)
     }
 
     /// Writes the body to a file in chunks, never holding a file part in memory whole.
@@ -110,7 +109,7 @@ public struct MultipartFormBody: HTTPBody {
     /// - Throws: As ``encode()``, or the error of creating or writing `fileURL`.
     public func write(to fileURL: URL) throws -> (contentType: String, length: Int64) {
         var length: Int64 = 0
-        let boundary = try resolving { boundary in
+        let boundary = try resolving(tryingOtherBoundaries: true) { boundary in
             guard FileManager.default.createFile(atPath: fileURL.path, contents: nil) else {
                 throw ParameterEncodingError(.invalidMultipart, detail: "cannot create \(fileURL.path)")
             }
@@ -129,8 +128,9 @@ public struct MultipartFormBody: HTTPBody {
 
     static let maximumAttempts = 16
 
-    /// Runs `write` with the boundary, then with the next candidates while a file contains it.
-    private func resolving(_ write: (String) throws -> Void) throws -> String {
+    /// Runs `write` with the boundary, then, when allowed, with the next candidates while a file
+    /// contains it; a collision it may not resolve is an error naming the part.
+    private func resolving(tryingOtherBoundaries: Bool, _ write: (String) throws -> Void) throws -> String {
         var attempt = 0
         var boundary = self.boundary
         while true {
@@ -140,7 +140,7 @@ public struct MultipartFormBody: HTTPBody {
                 return boundary
             } catch let collision as MultipartWriter.Collision {
                 let part = parts[collision.partIndex]
-                if boundaryIsFixed || attempt >= Self.maximumAttempts {
+                if !tryingOtherBoundaries || boundaryIsFixed || attempt >= Self.maximumAttempts {
                     throw MultipartWriter.error(collision.partIndex, part, "the content contains the boundary \(boundary.debugDescription)")
                 }
                 attempt += 1

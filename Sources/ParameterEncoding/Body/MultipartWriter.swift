@@ -41,7 +41,8 @@ struct MultipartWriter {
             throw Self.error(partIndex, parts[partIndex], "cannot open \(url.path): \(error.localizedDescription)", underlying: error)
         }
         defer { try? handle.close() }
-        // The last bytes of the previous chunk, so that a delimiter split across chunks is found.
+        // The last bytes of the previous chunk: a delimiter split across two chunks is found by
+        // searching them with the start of the next one, without copying whole chunks.
         var carry = Data()
         while true {
             let chunk: Data
@@ -51,9 +52,10 @@ struct MultipartWriter {
             } catch {
                 throw Self.error(partIndex, parts[partIndex], "cannot read \(url.path): \(error.localizedDescription)", underlying: error)
             }
-            let window = carry + chunk
-            if Self.contains(window, delimiter) { throw Collision(partIndex: partIndex) }
-            carry = window.suffix(delimiter.count - 1)
+            let seam = carry + chunk.prefix(delimiter.count - 1)
+            if Self.contains(seam, delimiter) || Self.contains(chunk, delimiter) { throw Collision(partIndex: partIndex) }
+            let keep = delimiter.count - 1
+            carry = chunk.count >= keep ? Data(chunk.suffix(keep)) : Data((carry + chunk).suffix(keep))
             try sink(chunk)
         }
     }
