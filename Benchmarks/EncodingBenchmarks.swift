@@ -10,6 +10,8 @@ import ParameterEncoding
 struct EncodingBenchmarks {
     let measure: Measure
     let includeLargeScaling: Bool
+    /// Measure only our side of each row (`--profile`), so that a profiler sees only our code.
+    var oursOnly = false
 
     func run(filter: String?) throws -> [Row] {
         var rows: [Row] = []
@@ -19,14 +21,20 @@ struct EncodingBenchmarks {
             filter.map { "\(group) \(name)".localizedCaseInsensitiveContains($0) } ?? true
         }
         func add(_ group: String, _ name: String, baseline baselineName: String, bytes: Int, operationsPerCall: Int = 1,
-                 large: Bool = false, ours: () throws -> Void, baseline: (() throws -> Void)?) rethrows {
+                 large: Bool = false, ours: () throws -> Void, baseline: (() throws -> Void)?) throws {
             guard selected(group, name) else { return }
             if large { PeakMemory.reset() }
-            let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
-            let peak = large ? PeakMemory.peak() : nil
-            let baselineTime = try baseline.map { try measure.nanosecondsPerOperation($0) }
-            var row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: baselineTime)
-            row.peakMemory = peak
+            var row: Row
+            if let baseline, !oursOnly {
+                let (oursTime, baselineTime, ratio) = try measure.paired(ours: ours, baseline: baseline)
+                row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes),
+                          ours: oursTime / Double(operationsPerCall), baseline: baselineTime)
+                row.pairedRatio = ratio
+            } else {
+                let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
+                row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: nil)
+            }
+            row.peakMemory = large ? PeakMemory.peak() : nil
             rows.append(row)
         }
 
@@ -36,7 +44,7 @@ struct EncodingBenchmarks {
 
         // escape
         for (name, text) in [("ASCII 1 KiB", Workloads.asciiText), ("CJK/emoji 1 KiB", Workloads.unicodeText), ("already safe 1 KiB", Workloads.safeText)] {
-            add("escape", name, baseline: "addingPercentEncoding", bytes: encoding.escape(text).utf8.count,
+            try add("escape", name, baseline: "addingPercentEncoding", bytes: encoding.escape(text).utf8.count,
                 ours: { consume(encoding.escape(text)) },
                 baseline: { consume(text.addingPercentEncoding(withAllowedCharacters: allowed)) })
         }

@@ -22,6 +22,34 @@ struct Measure {
         return plan.median
     }
 
+    /// Our operation and its baseline measured in alternating batches, so that both see the same
+    /// machine state: a neighbour's load or a frequency change lands in one round, on both sides,
+    /// instead of on whichever side happened to run during it.
+    ///
+    /// - Returns: The median nanoseconds per call of each, and the median of the rounds' ratios
+    ///   (baseline / ours).
+    func paired(ours: () throws -> Void, baseline: () throws -> Void) rethrows -> (ours: Double, baseline: Double, ratio: Double) {
+        let clock = ContinuousClock()
+        var oursPlan = Plan(self)
+        var baselinePlan = Plan(self)
+        // Warm up and size the batches of each side on its own.
+        while !oursPlan.calibrated, let iterations = oursPlan.nextBatch {
+            oursPlan.record(try clock.measure { for _ in 0..<iterations { try ours() } })
+        }
+        while !baselinePlan.calibrated, let iterations = baselinePlan.nextBatch {
+            baselinePlan.record(try clock.measure { for _ in 0..<iterations { try baseline() } })
+        }
+        var ratios: [Double] = []
+        while let oursIterations = oursPlan.nextBatch, let baselineIterations = baselinePlan.nextBatch {
+            oursPlan.record(try clock.measure { for _ in 0..<oursIterations { try ours() } })
+            baselinePlan.record(try clock.measure { for _ in 0..<baselineIterations { try baseline() } })
+            if let oursTime = oursPlan.results.last, let baselineTime = baselinePlan.results.last {
+                ratios.append(baselineTime / oursTime)
+            }
+        }
+        return (oursPlan.median, baselinePlan.median, ratios.sorted()[ratios.count / 2])
+    }
+
     /// Median nanoseconds per call of an async `operation`, measured like the synchronous one.
     func nanosecondsPerOperation(async operation: () async throws -> Void) async rethrows -> Double {
         let clock = ContinuousClock()

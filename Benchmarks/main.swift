@@ -6,21 +6,25 @@ import Foundation
 //   swift run -c release Benchmarks --quick    fewer, shorter samples (used by CI)
 //   swift run -c release Benchmarks --filter escape
 //   swift run -c release Benchmarks --json results.json   also write the rows as JSON
+//   swift run -c release Benchmarks --profile --filter "query nested"   only our side, for perf
 
 var arguments = CommandLine.arguments.dropFirst()
 var quick = false
 var filter: String?
 var jsonPath: String?
+var profile = false
 while let argument = arguments.popFirst() {
     switch argument {
     case "--quick":
         quick = true
     case "--filter":
         filter = arguments.popFirst()
+    case "--profile":
+        profile = true
     case "--json":
         jsonPath = arguments.popFirst()
     case "--help", "-h":
-        print("usage: Benchmarks [--quick] [--filter TEXT] [--json PATH]")
+        print("usage: Benchmarks [--quick] [--filter TEXT] [--json PATH] [--profile]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument); try --help\n".utf8))
@@ -37,7 +41,7 @@ do {
     // Session rows first: after the million-pair scaling rows the heap is large and fragmented,
     // which would charge the session for the encoders' garbage.
     let sessionRows = try await SessionBenchmarks(measure: measure, quick: quick).run(filter: filter)
-    let encodingRows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick).run(filter: filter)
+    let encodingRows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick, oursOnly: profile).run(filter: filter)
     // The table lists the session and upload rows last.
     let rows = encodingRows + sessionRows
     Table.print(rows)
