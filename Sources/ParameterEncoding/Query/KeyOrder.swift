@@ -66,13 +66,34 @@ enum KeyOrder {
     /// tie; returns the keys' positions in order.
     static func sortedIndices(_ prefixes: [Prefix], precedes: (Int, Int) -> Bool) -> [Int] {
         var prefixes = prefixes
-        prefixes.sort { lhs, rhs in
+        @inline(__always)
+        func ordered(_ lhs: Prefix, _ rhs: Prefix) -> Bool {
             if lhs.high != rhs.high { return lhs.high < rhs.high }
             if lhs.low != rhs.low { return lhs.low < rhs.low }
             return precedes(lhs.index, rhs.index)
         }
+        if prefixes.count <= smallCount {
+            // Most containers are small: an insertion sort in place, without the general sort's
+            // setup and its calls through a closure per comparison. Stable, like `sort`.
+            prefixes.withUnsafeMutableBufferPointer { items in
+                for next in items.indices.dropFirst() {
+                    let item = items[next]
+                    var position = next
+                    while position > 0, ordered(item, items[position - 1]) {
+                        items[position] = items[position - 1]
+                        position -= 1
+                    }
+                    items[position] = item
+                }
+            }
+        } else {
+            prefixes.sort(by: ordered)
+        }
         return prefixes.map(\.index)
     }
+
+    /// Containers up to this many keys are sorted by insertion.
+    private static let smallCount = 16
 
     /// Sorts ASCII keys, for which `<` is plain byte order, by comparing 16-byte prefixes as
     /// integers and whole keys only when prefixes tie. Returns `nil` if any key is not ASCII.
@@ -81,15 +102,26 @@ enum KeyOrder {
         prefixes.reserveCapacity(keys.count)
         for (index, key) in keys.enumerated() {
             var prefix = Prefix(index: index)
-            var position = 0
-            for byte in key.utf8 {
-                guard byte < 0x80 else { return nil }
-                prefix.add(byte, at: position)
-                position += 1
-            }
+            // Native strings hand out their bytes directly; bridged ones are walked.
+            let isASCII = key.utf8.withContiguousStorageIfAvailable { bytes in
+                Self.addASCII(bytes, to: &prefix)
+            } ?? Self.addASCII(key.utf8, to: &prefix)
+            guard isASCII else { return nil }
             prefixes.append(prefix)
         }
         return sortedIndices(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+    }
+
+    /// Adds a key's bytes to its prefix; `false` if one of them is not ASCII.
+    @inline(__always)
+    private static func addASCII<Bytes: Collection<UInt8>>(_ bytes: Bytes, to prefix: inout Prefix) -> Bool {
+        var position = 0
+        for byte in bytes {
+            guard byte < 0x80 else { return false }
+            prefix.add(byte, at: position)
+            position += 1
+        }
+        return true
     }
 
     private static func isASCII(_ text: String) -> Bool {
