@@ -112,6 +112,14 @@ extension URLEncoding {
                     return
                 }
                 let capacity = Self.encodedCapacity(of: source, from: start, table: table)
+                if capacity <= Self.stackCapacity {
+                    // Short text, the usual key or value: encoded on the stack, then copied in
+                    // one piece, instead of growing the array with zeros and trimming it back.
+                    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                        let written = Self.encode(source, from: start, table: table, into: buffer)
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<written]))
+                    }
+                }
                 let oldCount = output.count
                 output.append(contentsOf: repeatElement(0, count: capacity))
                 let written = output.withUnsafeMutableBufferPointer { buffer in
@@ -121,6 +129,9 @@ extension URLEncoding {
                 output.removeLast(capacity - written)
             }
         }
+
+        /// Encoded text up to this many bytes is built in a stack buffer.
+        private static let stackCapacity = 512
 
         // MARK: Table-driven encoding
 
