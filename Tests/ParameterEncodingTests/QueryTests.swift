@@ -111,6 +111,25 @@ import ParameterEncoding
             == "Z=6&a=0&b%5BB%5D=3&b%5Ba%5D=2&b%5Bz%5D=1&%C3%A9=4&e%CC%81z=5")
     }
 
+    /// Small containers (insertion sort) and large ones (the general sort) give `String`'s order,
+    /// also for keys whose first 16 bytes tie, in every insertion order tried.
+    @Test(arguments: [3, 16, 17, 40])
+    func keysSharingLongPrefixesSortInStringOrder(count: Int) throws {
+        let prefix = "a_very_long_shared_prefix_"
+        var generator = SplitMix64(seed: UInt64(count))
+        let names = (0..<count).map { index in
+            index.isMultiple(of: 3) ? "\(prefix)\(count - index)" : "k\(index * 7 % count)_\(index)"
+        }
+        let expected = names.sorted().map { "\($0)=1" }.joined(separator: "&")
+        let expectedNested = names.sorted().map { "n%5B\($0)%5D=1" }.joined(separator: "&")
+        for _ in 0..<5 {
+            var parameters: Parameters = [:]
+            for name in names.shuffled(using: &generator) { parameters[name] = 1 }
+            #expect(try encoding.query(parameters) == expected)
+            #expect(try encoding.query(["n": parameters]) == expectedNested)
+        }
+    }
+
     @Test func nonStringKeysAreDescribedAndSorted() throws {
         let parameters: Parameters = ["m": [2: "b", 1: "a", 10: "c"]]
         #expect(try encoding.query(parameters) == "m%5B1%5D=a&m%5B10%5D=c&m%5B2%5D=b")
