@@ -26,15 +26,23 @@ struct EncodingBenchmarks {
             if large { PeakMemory.reset() }
             var row: Row
             if let baseline, !oursOnly {
+                // The rounds interleave the baseline, so a large row's peak comes from one call of
+                // ours alone, before them.
+                var peak: Int?
+                if large {
+                    try ours()
+                    peak = PeakMemory.peak()
+                }
                 let (oursTime, baselineTime, ratio) = try measure.paired(ours: ours, baseline: baseline)
                 row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes),
                           ours: oursTime / Double(operationsPerCall), baseline: baselineTime)
                 row.pairedRatio = ratio
+                row.peakMemory = peak
             } else {
                 let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
                 row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: nil)
+                row.peakMemory = large ? PeakMemory.peak() : nil
             }
-            row.peakMemory = large ? PeakMemory.peak() : nil
             rows.append(row)
         }
 
