@@ -72,7 +72,7 @@ public struct FormBody: HTTPBody {
         case .parameters(let parameters):
             return Data(try encoding.queryBytes(.parameters(parameters)))
         case .items(let items):
-            var output: [UInt8] = []
+            var output = ByteBuffer()
             for item in items {
                 if !output.isEmpty { output.append(UInt8(ascii: "&")) }
                 encoding.escaping.append(item.name, to: &output)
@@ -81,7 +81,7 @@ public struct FormBody: HTTPBody {
                     encoding.escaping.append(value, to: &output)
                 }
             }
-            return Data(output)
+            return output.data
         }
     }
 }

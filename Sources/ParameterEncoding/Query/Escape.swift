@@ -98,40 +98,36 @@ extension URLEncoding {
         }
 
         /// Appends the encoded UTF-8 bytes of `string` to `output`.
-        func append(_ string: String, to output: inout [UInt8]) {
-            var string = string
-            string.withUTF8 { append($0, to: &output) }
-        }
-
-        /// Appends the encoded form of `source` to `output`.
-        func append(_ source: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-            table.withUnsafeBufferPointer { table in
-                let start = firstChange(in: source)
-                guard start < source.count else {
-                    output.append(contentsOf: source)
-                    return
-                }
-                let capacity = Self.encodedCapacity(of: source, from: start, table: table)
-                if capacity <= Self.stackCapacity {
-                    // Short text, the usual key or value: encoded on the stack, then copied in
-                    // one piece, instead of growing the array with zeros and trimming it back.
-                    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-                        let written = Self.encode(source, from: start, table: table, into: buffer)
-                        output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<written]))
-                    }
-                }
-                let oldCount = output.count
-                output.append(contentsOf: repeatElement(0, count: capacity))
-                let written = output.withUnsafeMutableBufferPointer { buffer in
-                    Self.encode(source, from: start, table: table,
-                                into: UnsafeMutableBufferPointer(rebasing: buffer[oldCount...]))
-                }
-                output.removeLast(capacity - written)
+        func append(_ string: String, to output: inout ByteBuffer) {
+            // Native strings lend their bytes without a copy; bridged ones are made native first.
+            let done: Void? = string.utf8.withContiguousStorageIfAvailable { append($0, to: &output) }
+            if done == nil {
+                var string = string
+                string.withUTF8 { append($0, to: &output) }
             }
         }
 
-        /// Encoded text up to this many bytes is built in a stack buffer.
-        private static let stackCapacity = 512
+        /// Appends the encoded form of `source` to `output`, encoding straight into its storage.
+        func append(_ source: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer) {
+            table.withUnsafeBufferPointer { table in
+                let start = firstChange(in: source)
+                guard start < source.count else {
+                    return output.append(source)
+                }
+                let capacity = Self.encodedCapacity(of: source, from: start, table: table)
+                let target = output.reserve(capacity)
+                output.commit(Self.encode(source, from: start, table: table, into: UnsafeMutableBufferPointer(start: target, count: capacity)))
+            }
+        }
+
+        /// Appends one byte, encoded if the table requires it: its table entry is stored whole
+        /// and only its width is counted.
+        @inline(__always)
+        func append(byte: UInt8, to output: inout ByteBuffer) {
+            let entry = table.withUnsafeBufferPointer { $0[Int(byte)] }
+            UnsafeMutableRawPointer(output.reserve(4)).storeBytes(of: entry.littleEndian, as: UInt32.self)
+            output.commit(Int(entry >> 24))
+        }
 
         // MARK: Table-driven encoding
 
@@ -204,19 +200,6 @@ extension URLEncoding {
                 position += 1
             }
             return output - UnsafeMutableRawPointer(base)
-        }
-
-        /// Appends one ASCII byte, encoded if the table requires it.
-        func append(byte: UInt8, to output: inout [UInt8]) {
-            if allows(byte) {
-                output.append(byte)
-            } else if byte == 0x20 && encodesSpaceAsPlus {
-                output.append(UInt8(ascii: "+"))
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(Self.hexDigit(byte >> 4))
-                output.append(Self.hexDigit(byte & 0x0F))
-            }
         }
 
         /// Whether `byte` is written as it is.

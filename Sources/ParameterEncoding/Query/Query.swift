@@ -72,6 +72,6 @@ extension URLEncoding {
     func queryBytes(_ root: ParameterChildren) throws -> [UInt8] {
         var writer = QueryWriter(self, capacity: root.count * 24)
         try writer.write(root)
-        return writer.output
+        return writer.output.bytes
     }
 }

@@ -3,65 +3,75 @@ import Foundation
 // MARK: - Value dispatch
 
 extension QueryWriter {
-    /// Writes one value under the current key; a container is opened for the walk to continue.
-    mutating func write(_ value: Any, rawKey: String) throws {
+    /// Writes one value under the current key, or returns the children of a container for the
+    /// walk to continue with.
+    mutating func write(_ value: Any) throws -> ParameterChildren? {
         // Opening the existential hands `classify` the dynamic type as `T`, which it compares
         // directly: three times cheaper than a dynamic cast per value.
-        try write(_openExistential(value, do: classifyParameter), of: value, rawKey: rawKey)
+        write(_openExistential(value, do: classifyParameter), of: value)
     }
 
     /// Writes one `any Sendable` value, opened directly rather than boxed in `Any` first.
-    mutating func write(sendable value: any Sendable, rawKey: String) throws {
-        try write(_openExistential(value, do: classifyParameter), of: value, rawKey: rawKey)
+    mutating func write(sendable value: any Sendable) throws -> ParameterChildren? {
+        write(_openExistential(value, do: classifyParameter), of: value)
     }
 
-    private mutating func write(_ classified: ClassifiedParameter, of value: @autoclosure () -> Any, rawKey: String) throws {
+    private mutating func write(_ classified: ClassifiedParameter, of value: @autoclosure () -> Any) -> ParameterChildren? {
         switch classified {
         case .text(let text): writePair(text: text)
         case .integer(let integer): writePair(integer: integer)
         case .bool(let bool): writePair(bool: bool)
         case .double(let double): writePair(text: double.description)
-        case .children(let children): try push(children, rawKey: rawKey)
-        case .uncommon: try writeUncommon(value(), rawKey: rawKey)
+        case .children(let children): return children
+        case .uncommon: return writeUncommon(value())
         }
+        return nil
     }
 
-    private mutating func writeUncommon(_ value: Any, rawKey: String) throws {
+    private mutating func writeUncommon(_ value: Any) -> ParameterChildren? {
         var value = value
         while let optional = value as? any OptionalParameter {
-            guard let wrapped = optional.wrappedParameter else { return writeNil() }
+            guard let wrapped = optional.wrappedParameter else {
+                writeNil()
+                return nil
+            }
             value = wrapped
         }
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
-            return number.isBoolean ? writePair(bool: number.boolValue) : writePair(text: number.description)
+            number.isBoolean ? writePair(bool: number.boolValue) : writePair(text: number.description)
+            return nil
         }
         if let container = value as? any QueryContainer {
-            return try push(container.queryChildren, rawKey: rawKey)
+            return container.queryChildren
         }
         if let sequence = value as? any ArrayLikeParameter {
-            return try push(.indexed(sequence.parameterElements), rawKey: rawKey)
+            return .indexed(sequence.parameterElements)
         }
         if let dictionary = value as? any DescribedKeyContainer {
-            return try push(.described(dictionary.describedEntries), rawKey: rawKey)
+            return .described(dictionary.describedEntries)
         }
         if let scalar = value as? any QueryScalar {
-            return scalar.writeQueryPair(into: &self)
+            scalar.writeQueryPair(into: &self)
+            return nil
         }
         // Class checks by metatype: a cast to a class would first try to bridge the value.
         let type = type(of: value)
         if type is NSNull.Type {
-            return writeNil()
+            writeNil()
+            return nil
         }
         if type is NSString.Type, let string = value as? String {
-            return writePair(text: string)
+            writePair(text: string)
+            return nil
         }
         if type is NSDictionary.Type, let dictionary = value as? NSDictionary {
-            return try push(.described(dictionary.map { (key: $0.key, value: $0.value) }), rawKey: rawKey)
+            return .described(dictionary.map { (key: $0.key, value: $0.value) })
         }
         if type is NSArray.Type, let array = value as? NSArray {
-            return try push(.indexed(array.map { $0 }), rawKey: rawKey)
+            return .indexed(array.map { $0 })
         }
         writePair(text: String(describing: value))
+        return nil
     }
 }
 

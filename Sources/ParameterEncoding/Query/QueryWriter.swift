@@ -7,19 +7,16 @@
 /// escaped key of the current position is kept in ``key`` and grows and shrinks as the walk
 /// enters and leaves containers, so nested keys like `a[b][]` are never built as strings and
 /// never escaped twice.
-struct QueryWriter {
+struct QueryWriter: ~Copyable {
     let escaping: URLEncoding.Escaping
     let arrayEncoding: URLEncoding.ArrayEncoding
     let boolEncoding: URLEncoding.BoolEncoding
     let nilEncoding: URLEncoding.NilEncoding
 
     /// The query written so far.
-    var output: [UInt8] = []
+    var output: ByteBuffer
     /// The escaped key of the value being written.
-    private var key: [UInt8] = []
-    /// The container being walked, and the ones that hold it, outermost first.
-    private var current = Frame(.indexed([Any]()), keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
-    private var parents: [Frame] = []
+    private var key = ByteBuffer(capacity: 256)
     /// Whether keys must also be kept unescaped, for ``URLEncoding/ArrayEncoding/custom(_:)``.
     private let tracksRawKey: Bool
     /// Whether integers can be written without consulting the escaping table.
@@ -45,6 +42,13 @@ struct QueryWriter {
         }
     }
 
+    /// A container met while writing, to be walked next.
+    struct OpenedContainer {
+        let children: ParameterChildren
+        /// Its unescaped key, for custom array keys.
+        let rawKey: String
+    }
+
     init(_ encoding: URLEncoding, capacity: Int = 0) {
         escaping = encoding.escaping
         arrayEncoding = encoding.arrayEncoding
@@ -52,8 +56,7 @@ struct QueryWriter {
         nilEncoding = encoding.nilEncoding
         if case .custom = encoding.arrayEncoding { tracksRawKey = true } else { tracksRawKey = false }
         digitsAreAllowed = "-0123456789".utf8.allSatisfy(escaping.allows)
-        output.reserveCapacity(capacity)
-        key.reserveCapacity(64)
+        output = ByteBuffer(capacity: capacity)
     }
 
     // MARK: Walk
@@ -61,33 +64,58 @@ struct QueryWriter {
     /// Writes the children of the top level: `.parameters(_:)` sorts them, `.ordered(_:)` keeps
     /// the caller's order. Nested dictionaries are always sorted.
     mutating func write(_ root: ParameterChildren) throws {
-        key.removeAll(keepingCapacity: true)
-        parents.removeAll(keepingCapacity: true)
-        current = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
+        key.truncate(to: 0)
+        // The open containers that hold `frame`, outermost first: the walk keeps them here
+        // rather than on the call stack, so every depth uses the same small amount of stack.
+        var parents: [Frame] = []
+        var frame = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
         while true {
-            let index = current.cursor.next
-            guard index < current.cursor.children.count else {
+            guard let opened = try writeChildren(of: &frame) else {
                 guard let parent = parents.popLast() else { return }
-                current = parent
+                frame = parent
                 continue
             }
-            current.cursor.next = index + 1
-            if let savedKey = current.savedKey {
-                key = savedKey
-            } else {
-                key.removeSubrange(current.keyMark...)
+            guard parents.count + 1 < ParameterEncodingError.maximumDepth else {
+                throw ParameterEncodingError(
+                    .nestingTooDeep,
+                    detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
+                    path: parents.map(\.cursor.lastComponent) + [frame.cursor.lastComponent]
+                )
             }
-            let slot = current.cursor.slot(index)
+            guard opened.children.count > 0 else { continue }
+            let child = Frame(opened.children, keyMark: key.count, rawKey: opened.rawKey,
+                              savedKey: tracksRawKey ? key.bytes : nil, isTopLevel: false)
+            parents.append(frame)
+            frame = child
+        }
+    }
+
+    /// Writes the children of `frame` from its cursor on, until one of them is a container to
+    /// walk into (returned, with the cursor past it) or none are left (`nil`). The container's
+    /// arrays are read from locals here, so walking its children does not retain them each time.
+    private mutating func writeChildren(of frame: inout Frame) throws -> OpenedContainer? {
+        let children = frame.cursor.children
+        let order = frame.cursor.order
+        let keys = children.keys
+        while frame.cursor.next < children.count {
+            let index = frame.cursor.next
+            frame.cursor.next = index + 1
+            if let savedKey = frame.savedKey {
+                key.replace(with: savedKey)
+            } else {
+                key.truncate(to: frame.keyMark)
+            }
+            let slot = order.isEmpty ? index : order[index]
             var rawKey = ""
-            if current.cursor.children.isKeyed {
-                if current.isTopLevel {
-                    escaping.append(current.cursor.children.keys[slot], to: &key)
-                    if tracksRawKey { rawKey = current.cursor.children.keys[slot] }
+            if !keys.isEmpty {
+                if frame.isTopLevel {
+                    escaping.append(keys[slot], to: &key)
+                    if tracksRawKey { rawKey = keys[slot] }
                 } else {
                     escaping.append(byte: UInt8(ascii: "["), to: &key)
-                    escaping.append(current.cursor.children.keys[slot], to: &key)
+                    escaping.append(keys[slot], to: &key)
                     escaping.append(byte: UInt8(ascii: "]"), to: &key)
-                    if tracksRawKey { rawKey = current.rawKey + "[" + current.cursor.children.keys[slot] + "]" }
+                    if tracksRawKey { rawKey = frame.rawKey + "[" + keys[slot] + "]" }
                 }
             } else {
                 switch arrayEncoding {
@@ -101,31 +129,19 @@ struct QueryWriter {
                     Self.appendInteger(index, to: &key, escaping: escaping, digitsAreAllowed: digitsAreAllowed)
                     escaping.append(byte: UInt8(ascii: "]"), to: &key)
                 case .custom(let makeKey):
-                    rawKey = makeKey(current.rawKey, index)
-                    key.removeAll(keepingCapacity: true)
+                    rawKey = makeKey(frame.rawKey, index)
+                    key.truncate(to: 0)
                     escaping.append(rawKey, to: &key)
                 }
             }
-            switch current.cursor.children.values {
-            case .sendable(let values): try write(sendable: values[slot], rawKey: rawKey)
-            case .any(let values): try write(values[slot], rawKey: rawKey)
+            let opened: ParameterChildren?
+            switch children.values {
+            case .sendable(let values): opened = try write(sendable: values[slot])
+            case .any(let values): opened = try write(values[slot])
             }
+            if let opened { return OpenedContainer(children: opened, rawKey: rawKey) }
         }
-    }
-
-    /// Opens a container below the current key.
-    mutating func push(_ children: ParameterChildren, rawKey: String) throws {
-        guard parents.count + 1 < ParameterEncodingError.maximumDepth else {
-            throw ParameterEncodingError(
-                .nestingTooDeep,
-                detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
-                path: parents.map(\.cursor.lastComponent) + [current.cursor.lastComponent]
-            )
-        }
-        guard children.count > 0 else { return }
-        let frame = Frame(children, keyMark: key.count, rawKey: rawKey, savedKey: tracksRawKey ? key : nil, isTopLevel: false)
-        parents.append(current)
-        current = frame
+        return nil
     }
 
     // MARK: Pairs
@@ -134,8 +150,7 @@ struct QueryWriter {
     @inline(__always)
     private mutating func beginPair() {
         if !output.isEmpty { output.append(UInt8(ascii: "&")) }
-        // Through a borrowed buffer: appending the array itself would retain and release it.
-        key.withUnsafeBufferPointer { output.append(contentsOf: $0) }
+        output.append(key)
         output.append(UInt8(ascii: "="))
     }
 
@@ -177,17 +192,16 @@ struct QueryWriter {
 
     // MARK: Bytes
 
-    // These helpers are static on purpose: an instance method called with `&output` would need
-    // a copy of `self`, whose second reference to `output` makes every append copy the buffer.
+    // Static, so that they can write to either buffer: `output` or `key`.
 
-    private static func appendASCII(_ text: StaticString, to target: inout [UInt8], escaping: URLEncoding.Escaping) {
+    private static func appendASCII(_ text: StaticString, to target: inout ByteBuffer, escaping: URLEncoding.Escaping) {
         text.withUTF8Buffer { escaping.append($0, to: &target) }
     }
 
     /// Writes an integer's decimal digits, escaped only if the table does not allow digits.
     private static func appendInteger<Integer: BinaryInteger>(
         _ value: Integer,
-        to target: inout [UInt8],
+        to target: inout ByteBuffer,
         escaping: URLEncoding.Escaping,
         digitsAreAllowed: Bool
     ) {

@@ -4,12 +4,23 @@
 enum DecimalDigits {
     /// Appends `value` in decimal, with a leading `-` when negative.
     static func append<Integer: BinaryInteger>(_ value: Integer, to target: inout [UInt8]) {
+        withDigits(of: value) { target.append(contentsOf: $0) }
+    }
+
+    /// Appends `value` in decimal, with a leading `-` when negative.
+    static func append<Integer: BinaryInteger>(_ value: Integer, to target: inout ByteBuffer) {
+        withDigits(of: value) { target.append($0) }
+    }
+
+    /// Calls `body` with the decimal text of `value`.
+    @inline(__always)
+    private static func withDigits<Integer: BinaryInteger>(of value: Integer, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard let small = Int64(exactly: value) else {
-            return target.append(contentsOf: String(value).utf8)
+            var text = String(value)
+            return text.withUTF8(body)
         }
-        if small < 0 { target.append(UInt8(ascii: "-")) }
         var magnitude = small.magnitude
-        // Up to 20 digits, written backwards into a fixed-size scratch space.
+        // Up to 19 digits and a sign, written backwards into a fixed-size scratch space.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var position = 20
             repeat {
@@ -17,7 +28,11 @@ enum DecimalDigits {
                 digits[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude != 0
-            target.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position..<20]))
+            if small < 0 {
+                position -= 1
+                digits[position] = UInt8(ascii: "-")
+            }
+            body(UnsafeBufferPointer(rebasing: digits[position..<20]))
         }
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+
+// MARK: - ByteBuffer
+
+/// A growable run of bytes the writers own outright.
+///
+/// Unlike `[UInt8]`, appending never checks whether the storage is shared, and space can be
+/// reserved once and then written through a pointer: the query writer appends a few bytes at a
+/// time, hundreds of times per request, and those checks were a large part of its cost.
+struct ByteBuffer: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int = 64) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Makes room for `extra` more bytes and returns where they go; ``commit(_:)`` counts them.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+        if capacity - count < extra { grow(toHold: count + extra) }
+        return base + count
+    }
+
+    /// Counts `written` bytes stored after ``reserve(_:)``.
+    @inline(__always)
+    mutating func commit(_ written: Int) {
+        count += written
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toHold: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        reserve(bytes.count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends the bytes of another buffer.
+    @inline(__always)
+    mutating func append(_ other: borrowing ByteBuffer) {
+        reserve(other.count).update(from: other.base, count: other.count)
+        count += other.count
+    }
+
+    /// Drops every byte after the first `length`.
+    @inline(__always)
+    mutating func truncate(to length: Int) {
+        count = min(count, length)
+    }
+
+    /// Replaces the contents with `bytes`.
+    mutating func replace(with bytes: [UInt8]) {
+        count = 0
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// A copy of the bytes as an array.
+    var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// A copy of the bytes as `Data`.
+    var data: Data {
+        Data(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes as text; they are ASCII when they come from an ``URLEncoding/Escaping``.
+    var text: String {
+        String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
+    }
+
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+}
