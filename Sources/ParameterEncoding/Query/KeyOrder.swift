@@ -66,30 +66,33 @@ enum KeyOrder {
     /// tie; returns the keys' positions in order.
     static func sortedIndices(_ prefixes: [Prefix], precedes: (Int, Int) -> Bool) -> [Int] {
         var prefixes = prefixes
+        prefixes.withUnsafeMutableBufferPointer { sort($0, precedes: precedes) }
+        return prefixes.map(\.index)
+    }
+
+    /// Sorts prefixes in place, as integers, calling `precedes` only when two of them tie.
+    static func sort(_ items: UnsafeMutableBufferPointer<Prefix>, precedes: (Int, Int) -> Bool) {
         @inline(__always)
         func ordered(_ lhs: Prefix, _ rhs: Prefix) -> Bool {
             if lhs.high != rhs.high { return lhs.high < rhs.high }
             if lhs.low != rhs.low { return lhs.low < rhs.low }
             return precedes(lhs.index, rhs.index)
         }
-        if prefixes.count <= smallCount {
-            // Most containers are small: an insertion sort in place, without the general sort's
-            // setup and its calls through a closure per comparison. Stable, like `sort`.
-            prefixes.withUnsafeMutableBufferPointer { items in
-                for next in items.indices.dropFirst() {
-                    let item = items[next]
-                    var position = next
-                    while position > 0, ordered(item, items[position - 1]) {
-                        items[position] = items[position - 1]
-                        position -= 1
-                    }
-                    items[position] = item
-                }
-            }
-        } else {
-            prefixes.sort(by: ordered)
+        if items.count > smallCount {
+            var items = items
+            return items.sort(by: ordered)
         }
-        return prefixes.map(\.index)
+        // Most containers are small: an insertion sort, without the general sort's setup and
+        // its calls through a closure per comparison. Stable, like `sort`.
+        for next in items.indices.dropFirst() {
+            let item = items[next]
+            var position = next
+            while position > 0, ordered(item, items[position - 1]) {
+                items[position] = items[position - 1]
+                position -= 1
+            }
+            items[position] = item
+        }
     }
 
     /// Containers up to this many keys are sorted by insertion.
@@ -97,19 +100,29 @@ enum KeyOrder {
 
     /// Sorts ASCII keys, for which `<` is plain byte order, by comparing 16-byte prefixes as
     /// integers and whole keys only when prefixes tie. Returns `nil` if any key is not ASCII.
+    /// The prefixes live in scratch space (on the stack for small containers); only the
+    /// positions returned are allocated.
     private static func asciiSortedIndices(_ keys: [String]) -> [Int]? {
-        var prefixes: [Prefix] = []
-        prefixes.reserveCapacity(keys.count)
-        for (index, key) in keys.enumerated() {
-            var prefix = Prefix(index: index)
-            // Native strings hand out their bytes directly; bridged ones are walked.
-            let isASCII = key.utf8.withContiguousStorageIfAvailable { bytes in
-                Self.addASCII(bytes, to: &prefix)
-            } ?? Self.addASCII(key.utf8, to: &prefix)
-            guard isASCII else { return nil }
-            prefixes.append(prefix)
+        keys.withUnsafeBufferPointer { keys in
+            withUnsafeTemporaryAllocation(of: Prefix.self, capacity: keys.count) { prefixes -> [Int]? in
+                for index in keys.indices {
+                    var prefix = Prefix(index: index)
+                    // Native strings hand out their bytes directly; bridged ones are walked.
+                    let isASCII = keys[index].utf8.withContiguousStorageIfAvailable { bytes in
+                        Self.addASCII(bytes, to: &prefix)
+                    } ?? Self.addASCII(keys[index].utf8, to: &prefix)
+                    guard isASCII else { return nil }
+                    prefixes.initializeElement(at: index, to: prefix)
+                }
+                sort(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                return Array(unsafeUninitializedCapacity: keys.count) { order, count in
+                    for position in prefixes.indices {
+                        order.initializeElement(at: position, to: prefixes[position].index)
+                    }
+                    count = keys.count
+                }
+            }
         }
-        return sortedIndices(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
     }
 
     /// Adds a key's bytes to its prefix; `false` if one of them is not ASCII.
