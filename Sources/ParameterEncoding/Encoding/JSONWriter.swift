@@ -61,6 +61,7 @@ struct JSONWriter {
             switch children.values {
             case .sendable(let values): try write(sendable: values[slot])
             case .any(let values): try write(values[slot])
+            case .strings(let values): writeString(values[slot])
             }
         }
     }

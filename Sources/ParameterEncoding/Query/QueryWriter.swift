@@ -138,6 +138,9 @@ struct QueryWriter: ~Copyable {
             switch children.values {
             case .sendable(let values): opened = try write(sendable: values[slot])
             case .any(let values): opened = try write(values[slot])
+            case .strings(let values):
+                writePair(text: values[slot])
+                opened = nil
             }
             if let opened { return OpenedContainer(children: opened, rawKey: rawKey) }
         }

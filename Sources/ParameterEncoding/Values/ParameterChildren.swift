@@ -36,7 +36,7 @@ func classifyParameter<T>(_ value: T) -> ClassifiedParameter {
         return .children(.indexed(unsafeBitCast(value, to: [any Sendable].self)))
     }
     if type == CommonTypes.stringArray {
-        return .children(.indexed(unsafeBitCast(value, to: [String].self).map { $0 as any Sendable }))
+        return .children(ParameterChildren(keys: [], values: .strings(unsafeBitCast(value, to: [String].self)), ordering: .array))
     }
     if type == CommonTypes.parametersArray {
         return .children(.indexed(unsafeBitCast(value, to: [[String: any Sendable]].self).map { $0 as any Sendable }))
@@ -74,11 +74,15 @@ struct ParameterChildren {
     enum Values {
         case sendable([any Sendable])
         case any([Any])
+        /// An array of strings, the most common array, kept as it is: its elements need no
+        /// classifying and no existential box each.
+        case strings([String])
 
         var count: Int {
             switch self {
             case .sendable(let values): values.count
             case .any(let values): values.count
+            case .strings(let values): values.count
             }
         }
 
@@ -86,6 +90,7 @@ struct ParameterChildren {
             switch self {
             case .sendable(let values): values[position]
             case .any(let values): values[position]
+            case .strings(let values): values[position]
             }
         }
     }
