@@ -65,28 +65,25 @@ struct QueryWriter: ~Copyable {
     /// the caller's order. Nested dictionaries are always sorted.
     mutating func write(_ root: ParameterChildren) throws {
         key.truncate(to: 0)
-        // The open containers that hold `frame`, outermost first: the walk keeps them here
-        // rather than on the call stack, so every depth uses the same small amount of stack.
-        var parents: [Frame] = []
-        var frame = Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)
-        while true {
-            guard let opened = try writeChildren(of: &frame) else {
-                guard let parent = parents.popLast() else { return }
-                frame = parent
+        // The open containers, outermost first, the one being written last: the walk keeps them
+        // here rather than on the call stack, so every depth uses the same small amount of
+        // stack. Frames are written in place and never copied.
+        var frames = [Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)]
+        while let top = frames.indices.last {
+            guard let opened = try writeChildren(of: &frames[top]) else {
+                frames.removeLast()
                 continue
             }
-            guard parents.count + 1 < ParameterEncodingError.maximumDepth else {
+            guard frames.count < ParameterEncodingError.maximumDepth else {
                 throw ParameterEncodingError(
                     .nestingTooDeep,
                     detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
-                    path: parents.map(\.cursor.lastComponent) + [frame.cursor.lastComponent]
+                    path: frames.map(\.cursor.lastComponent)
                 )
             }
             guard opened.children.count > 0 else { continue }
-            let child = Frame(opened.children, keyMark: key.count, rawKey: opened.rawKey,
-                              savedKey: tracksRawKey ? key.bytes : nil, isTopLevel: false)
-            parents.append(frame)
-            frame = child
+            frames.append(Frame(opened.children, keyMark: key.count, rawKey: opened.rawKey,
+                                savedKey: tracksRawKey ? key.bytes : nil, isTopLevel: false))
         }
     }
 
