@@ -24,7 +24,7 @@ extension URLEncoding {
     /// - Throws: ``ParameterEncodingError`` with code ``ParameterEncodingError/Code/nestingTooDeep``
     ///   and the key path when containers nest deeper than ``ParameterEncodingError/maximumDepth``.
     public func query(_ parameters: Parameters) throws -> String {
-        String(decoding: try queryBytes(.parameters(parameters)), as: UTF8.self)
+        try queryText(.parameters(parameters))
     }
 
     /// Builds a query string from ordered pairs, in the order given.
@@ -33,7 +33,7 @@ extension URLEncoding {
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: KeyValuePairs<String, any Sendable>) throws -> String {
-        String(decoding: try queryBytes(.ordered(pairs.lazy.map { ($0.key, $0.value) })), as: UTF8.self)
+        try queryText(.ordered(pairs.lazy.map { ($0.key, $0.value) }))
     }
 
     /// Builds a query string from ordered pairs, in the order given.
@@ -42,7 +42,7 @@ extension URLEncoding {
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: [(String, any Sendable)]) throws -> String {
-        String(decoding: try queryBytes(.ordered(pairs)), as: UTF8.self)
+        try queryText(.ordered(pairs))
     }
 
     /// The escaped pairs one key and its value flatten into, in order.
@@ -70,8 +70,17 @@ extension URLEncoding {
 
     /// The query bytes for top-level children; every `query` and `encode` entry point ends here.
     func queryBytes(_ root: ParameterChildren) throws -> [UInt8] {
+        try writeQuery(root).bytes
+    }
+
+    /// The query text for top-level children, made from the written bytes in one copy.
+    func queryText(_ root: ParameterChildren) throws -> String {
+        try writeQuery(root).text
+    }
+
+    private func writeQuery(_ root: ParameterChildren) throws -> ByteBuffer {
         var writer = QueryWriter(self, capacity: root.count * 24)
         try writer.write(root)
-        return writer.output.bytes
+        return writer.output
     }
 }

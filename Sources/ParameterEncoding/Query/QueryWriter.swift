@@ -68,7 +68,9 @@ struct QueryWriter: ~Copyable {
         // The open containers, outermost first, the one being written last: the walk keeps them
         // here rather than on the call stack, so every depth uses the same small amount of
         // stack. Frames are written in place and never copied.
-        var frames = [Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true)]
+        var frames: [Frame] = []
+        frames.reserveCapacity(8)
+        frames.append(Frame(root, keyMark: 0, rawKey: "", savedKey: nil, isTopLevel: true))
         while let top = frames.indices.last {
             guard let opened = try writeChildren(of: &frames[top]) else {
                 frames.removeLast()
