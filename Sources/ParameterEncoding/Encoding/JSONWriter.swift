@@ -75,7 +75,7 @@ struct JSONWriter {
             )
         }
         output.append(children.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        stack.append(ChildCursor(children, sortingKeysWith: JSONKeyOrder.sortedIndices))
+        stack.append(ChildCursor(children) { .positions(JSONKeyOrder.sortedIndices($0)) })
     }
 
     private mutating func close() {

@@ -26,9 +26,23 @@ enum KeyOrder {
     /// the comparisons on plain strings, without copying values or their existential boxes.
     static func sortedIndices(_ keys: [String]) -> [Int] {
         guard keys.count > 1 else { return Array(keys.indices) }
-        if let order = asciiSortedIndices(keys) {
+        if let order = asciiSorted(keys, finish: { prefixes in prefixes.map(\.index) }) {
             return order
         }
+        return unicodeSortedIndices(keys)
+    }
+
+    /// The order to write a container's keys in: packed, without an array, when it is small.
+    static func writingOrder(_ keys: [String]) -> ChildOrder {
+        guard keys.count > 1 else { return .asGiven }
+        let order = asciiSorted(keys) { prefixes in
+            ChildOrder.make(count: prefixes.count) { prefixes[$0].index }
+        }
+        return order ?? .positions(unicodeSortedIndices(keys))
+    }
+
+    /// Sorts any keys: canonical order, ties broken by UTF-8 bytes.
+    private static func unicodeSortedIndices(_ keys: [String]) -> [Int] {
         let normalized = keys.map { isASCII($0) ? $0 : $0.precomposedStringWithCanonicalMapping }
         var order = Array(keys.indices)
         order.sort { lhs, rhs in
@@ -99,12 +113,12 @@ enum KeyOrder {
     private static let smallCount = 16
 
     /// Sorts ASCII keys, for which `<` is plain byte order, by comparing 16-byte prefixes as
-    /// integers and whole keys only when prefixes tie. Returns `nil` if any key is not ASCII.
-    /// The prefixes live in scratch space (on the stack for small containers); only the
-    /// positions returned are allocated.
-    private static func asciiSortedIndices(_ keys: [String]) -> [Int]? {
+    /// integers and whole keys only when prefixes tie, then hands the sorted prefixes to
+    /// `finish`. Returns `nil` if any key is not ASCII. The prefixes live in scratch space, on
+    /// the stack for small containers.
+    private static func asciiSorted<Order>(_ keys: [String], finish: (UnsafeMutableBufferPointer<Prefix>) -> Order) -> Order? {
         keys.withUnsafeBufferPointer { keys in
-            withUnsafeTemporaryAllocation(of: Prefix.self, capacity: keys.count) { prefixes -> [Int]? in
+            withUnsafeTemporaryAllocation(of: Prefix.self, capacity: keys.count) { prefixes -> Order? in
                 for index in keys.indices {
                     var prefix = Prefix(index: index)
                     // Native strings hand out their bytes directly; bridged ones are walked.
@@ -115,12 +129,7 @@ enum KeyOrder {
                     prefixes.initializeElement(at: index, to: prefix)
                 }
                 sort(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
-                return Array(unsafeUninitializedCapacity: keys.count) { order, count in
-                    for position in prefixes.indices {
-                        order.initializeElement(at: position, to: prefixes[position].index)
-                    }
-                    count = keys.count
-                }
+                return finish(prefixes)
             }
         }
     }

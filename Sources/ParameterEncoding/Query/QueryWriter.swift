@@ -34,7 +34,7 @@ struct QueryWriter: ~Copyable {
         let isTopLevel: Bool
 
         init(_ children: ParameterChildren, keyMark: Int, rawKey: String, savedKey: [UInt8]?, isTopLevel: Bool) {
-            self.cursor = ChildCursor(children, sortingKeysWith: KeyOrder.sortedIndices)
+            self.cursor = ChildCursor(children, sortingKeysWith: KeyOrder.writingOrder)
             self.keyMark = keyMark
             self.rawKey = rawKey
             self.savedKey = savedKey
@@ -104,7 +104,7 @@ struct QueryWriter: ~Copyable {
             } else {
                 key.truncate(to: frame.keyMark)
             }
-            let slot = order.isEmpty ? index : order[index]
+            let slot = order.slot(index)
             var rawKey = ""
             if !keys.isEmpty {
                 if frame.isTopLevel {

@@ -123,17 +123,16 @@ struct ParameterChildren {
     /// Whether this is a dictionary or ordered pairs (even an empty one), not an array.
     var isObject: Bool { ordering != .array }
 
-    /// Positions in writing order, with dictionary keys sorted by `sortedIndices`; empty means
-    /// the order of `values`.
-    func writingOrder(sortingKeysWith sortedIndices: ([String]) -> [Int]) -> [Int] {
+    /// The writing order, with dictionary keys sorted by `sortedOrder`.
+    func writingOrder(sortingKeysWith sortedOrder: ([String]) -> ChildOrder) -> ChildOrder {
         switch ordering {
         case .array, .given:
-            return []
+            return .asGiven
         case .byKey:
-            return sortedIndices(keys)
+            return sortedOrder(keys)
         case .byDescription:
             // NUL sorts before every other scalar, so this orders by key, then by value.
-            return sortedIndices(keys.indices.map { keys[$0] + "\u{0}" + String(describing: values[$0]) })
+            return sortedOrder(keys.indices.map { keys[$0] + "\u{0}" + String(describing: values[$0]) })
         }
     }
 
@@ -169,26 +168,69 @@ struct ParameterChildren {
 }
 
 
+// MARK: - ChildOrder
+
+/// The order a container's children are written in.
+enum ChildOrder {
+    /// The order they are stored in.
+    case asGiven
+    /// Up to 16 positions, four bits each, the first in the lowest bits: most dictionaries are
+    /// this small, and their order then needs no array of its own.
+    case packed(UInt64)
+    /// Any number of positions.
+    case positions([Int])
+
+    /// Containers up to this many children can be ``packed(_:)``.
+    static let packableCount = 16
+
+    /// The order of `count` positions that `position(_:)` gives one by one.
+    @inline(__always)
+    static func make(count: Int, position: (Int) -> Int) -> ChildOrder {
+        if count <= packableCount {
+            var bits: UInt64 = 0
+            for index in 0..<count {
+                bits |= UInt64(truncatingIfNeeded: position(index)) << UInt64(4 * index)
+            }
+            return .packed(bits)
+        }
+        return .positions(Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                buffer.initializeElement(at: index, to: position(index))
+            }
+            initialized = count
+        })
+    }
+
+    /// The position of the `index`-th child to write.
+    @inline(__always)
+    func slot(_ index: Int) -> Int {
+        switch self {
+        case .asGiven: index
+        case .packed(let bits): Int(truncatingIfNeeded: (bits >> UInt64(4 * index)) & 0xF)
+        case .positions(let positions): positions[index]
+        }
+    }
+}
+
 // MARK: - ChildCursor
 
 /// A container being walked: its children in writing order, and the position of the next one.
 /// The query and JSON writers each keep a stack of these.
 struct ChildCursor {
     let children: ParameterChildren
-    /// Positions in writing order; empty means the order of the children.
-    let order: [Int]
+    let order: ChildOrder
     var next = 0
 
-    /// Starts a walk over `children`, with dictionary keys sorted by `sortedIndices`.
-    init(_ children: ParameterChildren, sortingKeysWith sortedIndices: ([String]) -> [Int]) {
+    /// Starts a walk over `children`, with dictionary keys sorted by `sortedOrder`.
+    init(_ children: ParameterChildren, sortingKeysWith sortedOrder: ([String]) -> ChildOrder) {
         self.children = children
-        self.order = children.writingOrder(sortingKeysWith: sortedIndices)
+        self.order = children.writingOrder(sortingKeysWith: sortedOrder)
     }
 
     /// The position in the children of the `index`-th child to write.
     @inline(__always)
     func slot(_ index: Int) -> Int {
-        order.isEmpty ? index : order[index]
+        order.slot(index)
     }
 
     /// The component of the child most recently started, for key paths.
