@@ -2,8 +2,9 @@
 
 /// Flattens parameters into `key=value&key=value` bytes in one pass.
 ///
-/// The walk is iterative: open containers live in ``parents``, not on the call stack, so any depth
-/// up to ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack. The
+/// The walk is iterative: open containers live on a stack of frames in ``write(_:)``, not on the
+/// call stack, so any depth up to ``ParameterEncodingError/maximumDepth`` uses the same small
+/// amount of thread stack. The
 /// escaped key of the current position is kept in ``key`` and grows and shrinks as the walk
 /// enters and leaves containers, so nested keys like `a[b][]` are never built as strings and
 /// never escaped twice.
