@@ -70,7 +70,7 @@ public struct FormBody: HTTPBody {
     public func encode() throws -> Data {
         switch source {
         case .parameters(let parameters):
-            return Data(try encoding.queryBytes(.parameters(parameters)))
+            return try encoding.queryBuffer(.parameters(parameters)).data
         case .items(let items):
             var output = ByteBuffer()
             for item in items {

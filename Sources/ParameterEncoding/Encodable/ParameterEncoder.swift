@@ -109,6 +109,6 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest {
         let request = try request.asURLRequest()
         guard let parameters else { return request }
-        return try encoder.urlEncoding(destination: destination).apply(encoder.queryBytes(parameters), to: request)
+        return try encoder.urlEncoding(destination: destination).apply(encoder.queryBuffer(parameters), to: request)
     }
 }

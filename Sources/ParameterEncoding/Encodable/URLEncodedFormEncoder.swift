@@ -79,7 +79,7 @@ public struct URLEncodedFormEncoder: Sendable {
     ///   strategy, or an `Encodable` implementation that mixes containers; and
     ///   ``ParameterEncodingError`` for values nested too deeply.
     public func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try queryBytes(value), as: UTF8.self)
+        try queryBuffer(value).text
     }
 
     /// The ``URLEncoding`` with this encoder's writing options and the given destination.
@@ -92,9 +92,9 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 
     /// The encoded bytes; every entry point ends here.
-    func queryBytes(_ value: some Encodable) throws -> [UInt8] {
+    func queryBuffer(_ value: some Encodable) throws -> ByteBuffer {
         let parameters = try parameters(from: value)
-        return try urlEncoding().queryBytes(parameters)
+        return try urlEncoding().queryBuffer(parameters)
     }
 
     /// The value as the children of a top-level `Parameters` tree.

@@ -78,7 +78,7 @@ public struct URLEncoding: ParameterEncoding {
     public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
         guard let parameters, !parameters.isEmpty else { return request }
-        return try apply(queryBytes(.parameters(parameters)), to: request)
+        return try apply(queryBuffer(.parameters(parameters)), to: request)
     }
 
     /// Returns the request with ordered pairs in its query string or body, in the order given.
@@ -90,7 +90,7 @@ public struct URLEncoding: ParameterEncoding {
     /// - Throws: As ``encode(_:with:)``.
     public func encode(_ urlRequest: any URLRequestConvertible, withOrderedPairs pairs: KeyValuePairs<String, any Sendable>) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
-        return try apply(queryBytes(.ordered(pairs.lazy.map { ($0.key, $0.value) })), to: request)
+        return try apply(queryBuffer(.ordered(pairs.lazy.map { ($0.key, $0.value) })), to: request)
     }
 
     /// Returns the request with ordered pairs in its query string or body, in the order given.
@@ -102,20 +102,20 @@ public struct URLEncoding: ParameterEncoding {
     /// - Throws: As ``encode(_:with:)``.
     public func encode(_ urlRequest: any URLRequestConvertible, withOrderedPairs pairs: [(String, any Sendable)]) throws -> URLRequest {
         let request = try urlRequest.asURLRequest()
-        return try apply(queryBytes(.ordered(pairs)), to: request)
+        return try apply(queryBuffer(.ordered(pairs)), to: request)
     }
 
     /// Takes the request rather than borrowing it: on Linux, changing a `URLRequest` that is also
     /// referenced elsewhere copies the whole underlying `NSMutableURLRequest`.
-    func apply(_ query: [UInt8], to request: consuming URLRequest) throws -> URLRequest {
+    func apply(_ query: borrowing ByteBuffer, to request: consuming URLRequest) throws -> URLRequest {
         guard !query.isEmpty else { return request }
         if destination.encodesParametersInURL(for: request.method ?? .get) {
             guard let url = request.url else {
                 throw ParameterEncodingError(.missingURL, detail: "the request has no URL to add the query to")
             }
-            request.url = try url.appendingPercentEncodedQuery(String(decoding: query, as: UTF8.self))
+            request.url = try url.appendingPercentEncodedQuery(query.text)
         } else {
-            request.setBody(Data(query), defaultContentType: "application/x-www-form-urlencoded; charset=utf-8")
+            request.setBody(query.data, defaultContentType: "application/x-www-form-urlencoded; charset=utf-8")
         }
         return request
     }

@@ -24,7 +24,7 @@ extension URLEncoding {
     /// - Throws: ``ParameterEncodingError`` with code ``ParameterEncodingError/Code/nestingTooDeep``
     ///   and the key path when containers nest deeper than ``ParameterEncodingError/maximumDepth``.
     public func query(_ parameters: Parameters) throws -> String {
-        try queryText(.parameters(parameters))
+        try queryBuffer(.parameters(parameters)).text
     }
 
     /// Builds a query string from ordered pairs, in the order given.
@@ -33,7 +33,7 @@ extension URLEncoding {
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: KeyValuePairs<String, any Sendable>) throws -> String {
-        try queryText(.ordered(pairs.lazy.map { ($0.key, $0.value) }))
+        try queryBuffer(.ordered(pairs.lazy.map { ($0.key, $0.value) })).text
     }
 
     /// Builds a query string from ordered pairs, in the order given.
@@ -42,7 +42,7 @@ extension URLEncoding {
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func query(_ pairs: [(String, any Sendable)]) throws -> String {
-        try queryText(.ordered(pairs))
+        try queryBuffer(.ordered(pairs)).text
     }
 
     /// The escaped pairs one key and its value flatten into, in order.
@@ -58,7 +58,7 @@ extension URLEncoding {
     /// - Returns: Escaped key and value of each pair.
     /// - Throws: As ``query(_:)-(Parameters)``.
     public func queryComponents(fromKey key: String, value: Any) throws -> [(String, String)] {
-        let bytes = try queryBytes(ParameterChildren(keys: [key], values: .any([value]), ordering: .given))
+        let bytes = try queryBuffer(ParameterChildren(keys: [key], values: .any([value]), ordering: .given)).bytes
         // `&` and `=` are always escaped inside keys and values, so they split the output exactly.
         return bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
@@ -69,16 +69,8 @@ extension URLEncoding {
     }
 
     /// The query bytes for top-level children; every `query` and `encode` entry point ends here.
-    func queryBytes(_ root: ParameterChildren) throws -> [UInt8] {
-        try writeQuery(root).bytes
-    }
-
-    /// The query text for top-level children, made from the written bytes in one copy.
-    func queryText(_ root: ParameterChildren) throws -> String {
-        try writeQuery(root).text
-    }
-
-    private func writeQuery(_ root: ParameterChildren) throws -> ByteBuffer {
+    /// Callers take the bytes as text, `Data` or an array straight from the buffer, in one copy.
+    func queryBuffer(_ root: ParameterChildren) throws -> ByteBuffer {
         var writer = QueryWriter(self, capacity: root.count * 24)
         try writer.write(root)
         return writer.output
