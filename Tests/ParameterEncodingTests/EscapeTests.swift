@@ -73,6 +73,25 @@ import ParameterEncoding
         #expect(escaping.escape("a[b]&=#+%c d") == "a[b]%26%3D%23%2B%25c%20%64")
     }
 
+    /// Keys and values of up to 32 bytes are encoded without the pre-scan `escape` uses; both
+    /// paths must write the same bytes at every length around that limit, for either table.
+    @Test(arguments: [URLEncoding.Escaping.rfc3986, .whatwgForm])
+    func queryKeysAndValuesMatchEscapeAtEveryLength(escaping: URLEncoding.Escaping) throws {
+        let encoding = URLEncoding(escaping: escaping)
+        let pieces = ["a", "Z", "9", " ", "&", "=", "%", "+", "[", "é", "日", "👨‍👩‍👧", "~", "/", "?", "\u{7F}", "\u{0}"]
+        for length in 0...40 {
+            for seed in 0..<pieces.count {
+                var text = ""
+                while text.utf8.count < length {
+                    text += pieces[(text.utf8.count * 7 + seed) % pieces.count]
+                }
+                let escaped = escaping.escape(text)
+                #expect(try encoding.query(["k": text]) == "k=" + escaped, "value \(text.debugDescription)")
+                #expect(try encoding.query([text: "v"]) == escaped + "=v", "key \(text.debugDescription)")
+            }
+        }
+    }
+
     @Test func textNeedingNoChangeIsReturnedAsIs() {
         let text = "already-safe_text.with~only/allowed?characters"
         #expect(URLEncoding.default.escape(text) == text)
