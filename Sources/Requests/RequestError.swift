@@ -126,6 +126,11 @@ extension RequestError {
         public static let encodingFailed = Code("encodingFailed", summary: "Could not encode the request")
         /// A request modifier threw; ``RequestError/detail`` names the modifier.
         public static let modifierFailed = Code("modifierFailed", summary: "A request modifier failed")
+        /// An ``Interceptor`` threw an error of its own; ``RequestError/detail`` names the interceptor.
+        public static let interceptorFailed = Code("interceptorFailed", summary: "An interceptor failed")
+        /// Credentials could not be attached: they are invalid, or refreshing a token failed;
+        /// ``RequestError/detail`` says which and the underlying error why.
+        public static let authenticationFailed = Code("authenticationFailed", summary: "Authentication failed")
         /// The transfer failed (connection refused or dropped, DNS, TLS…); the underlying error is
         /// usually a `URLError`.
         public static let transportFailed = Code("transportFailed", summary: "Transport failed")

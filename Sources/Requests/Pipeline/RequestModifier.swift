@@ -7,14 +7,35 @@ import FoundationNetworking
 
 /// A step that changes a request just before it is sent: add auth, fill in a server, sign, log.
 ///
-/// A ``Session`` runs its modifiers in order, each on the previous one's output.
-public protocol RequestModifier: Sendable {
+/// A modifier is an ``Interceptor`` that only changes the request: a ``Session`` runs its
+/// modifiers in order, each on the previous one's output, before its other interceptors.
+public protocol RequestModifier: Interceptor {
     /// Changes the request.
     ///
     /// - Parameter request: The request so far; change it in place.
     /// - Throws: Any error; the session wraps it in ``RequestError`` with code
     ///   ``RequestError/Code/modifierFailed`` and does not send the request.
     func modify(_ request: inout URLRequest) async throws
+}
+
+extension RequestModifier {
+    /// Runs ``modify(_:)``, then the rest of the chain.
+    ///
+    /// - Parameters:
+    ///   - request: The request to change.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response of the rest of the chain.
+    /// - Throws: ``RequestError`` with code ``RequestError/Code/modifierFailed`` naming the
+    ///   modifier, `CancellationError`, or what the rest of the chain threw.
+    public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+        do {
+            try await modify(&request)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw RequestError(.modifierFailed, request: request, detail: "\(type(of: self))", underlyingError: error)
+        }
+        return try await next(request)
+    }
 }
 
 // MARK: - ModifyRequest

@@ -74,7 +74,7 @@ public struct ServerEnvironment: RequestModifier, Hashable {
         }
         var text: String
         if url.host?.isEmpty ?? true {
-            text = origin + joined(prefix: pathPrefix, relative: url.relativeString)
+            text = originText + joined(prefix: pathPrefix, relative: url.relativeString)
         } else if servesHost(of: url) {
             text = url.absoluteString
         } else {
@@ -92,8 +92,13 @@ public struct ServerEnvironment: RequestModifier, Hashable {
         try request.addMissingHeaders(headers)
     }
 
+    /// The origin requests are sent to: ``scheme``, ``host`` and ``port``.
+    public var origin: Origin {
+        Origin(scheme: scheme, host: host, port: port)
+    }
+
     /// `scheme://host[:port]`.
-    private var origin: String {
+    private var originText: String {
         scheme + "://" + host + (port.map { ":\($0)" } ?? "")
     }
 

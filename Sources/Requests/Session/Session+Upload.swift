@@ -84,19 +84,22 @@ extension Session {
     ///   - method: The HTTP method; `POST` by default.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole upload, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
     /// - Returns: The upload, with its progress and its response.
     public func upload(
         multipart: MultipartFormBody,
         to url: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = []
     ) -> Upload {
         let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
             defer { continuation.finish() }
             return try await self.performUpload(multipart, to: url, method: method, headers: headers,
-                                                timeout: timeout ?? self.timeout, progress: continuation)
+                                                timeout: timeout ?? self.timeout, interceptors: interceptors,
+                                                progress: continuation)
         }
         return Upload(progress: stream, task: task)
     }
@@ -107,6 +110,7 @@ extension Session {
         method: HTTPMethod,
         headers: HTTPHeaders?,
         timeout: Duration?,
+        interceptors: [any Interceptor],
         progress: AsyncStream<UploadProgress>.Continuation
     ) async throws -> Response {
         let resolved = try build(nil) { try url.asURL() }
@@ -126,7 +130,7 @@ extension Session {
         try Task.checkCancellation()
         let total = length
         progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
-        let response = try await send(consume request, timeout: timeout) { transport, request in
+        let response = try await send(consume request, timeout: timeout, interceptors: interceptors) { transport, request in
             try await transport.upload(request, fromFile: file) { sent, expected in
                 progress.yield(UploadProgress(bytesSent: sent, totalBytes: expected > 0 ? expected : total))
             }

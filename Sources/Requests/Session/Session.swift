@@ -27,25 +27,39 @@ public final class Session: Sendable {
     /// The timeout for requests that do not give their own; `nil` leaves the transport's
     /// (for `URLSession`, the configuration's `timeoutIntervalForRequest`).
     public let timeout: Duration?
-    /// Modifiers run in order on every request just before it is sent.
+    /// Modifiers run in order on every request, before the ``interceptors``.
     public let modifiers: [any RequestModifier]
+    /// Interceptors every request passes through, outermost first, after the ``modifiers``.
+    public let interceptors: [any Interceptor]
+    /// Monitors told about every trip to the transport, every retry and every failure.
+    public let monitors: [any EventMonitor]
+    /// The modifiers, then the interceptors: the session's part of every call's chain.
+    let stages: [any Interceptor]
+    /// The origins of the ``ServerEnvironment`` stages: where credentials go by default.
+    let serverOrigins: [Origin]
+    /// The monitors as one, or `nil` when there are none.
+    let monitorGroup: (any EventMonitor)?
 
     /// Creates a session over `URLSession`.
     ///
     /// - Parameters:
     ///   - configuration: The `URLSession` configuration; `.default` unless given.
     ///   - headers: Headers for every request; a request's own headers win.
-    ///   - timeout: The default timeout for a whole request, or `nil` for the configuration's.
-    ///   - modifiers: Modifiers run in order on every request.
+    ///   - timeout: The default timeout for a whole call, retries included, or `nil` for the configuration's.
+    ///   - modifiers: Modifiers run in order on every request, first.
+    ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
+    ///   - monitors: Monitors told about every call.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
-        modifiers: [any RequestModifier] = []
+        modifiers: [any RequestModifier] = [],
+        interceptors: [any Interceptor] = [],
+        monitors: [any EventMonitor] = []
     ) {
         self.init(
             transport: URLSessionTransport(configuration: configuration),
-            headers: headers, timeout: timeout, modifiers: modifiers
+            headers: headers, timeout: timeout, modifiers: modifiers, interceptors: interceptors, monitors: monitors
         )
     }
 
@@ -54,18 +68,28 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - transport: The engine that sends requests.
     ///   - headers: Headers for every request; a request's own headers win.
-    ///   - timeout: The default timeout for a whole request, or `nil` for the transport's.
-    ///   - modifiers: Modifiers run in order on every request.
+    ///   - timeout: The default timeout for a whole call, retries included, or `nil` for the transport's.
+    ///   - modifiers: Modifiers run in order on every request, first.
+    ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
+    ///   - monitors: Monitors told about every call.
     public init(
         transport: any Transport,
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
-        modifiers: [any RequestModifier] = []
+        modifiers: [any RequestModifier] = [],
+        interceptors: [any Interceptor] = [],
+        monitors: [any EventMonitor] = []
     ) {
         self.transport = transport
         self.headers = headers
         self.timeout = timeout
         self.modifiers = modifiers
+        self.interceptors = interceptors
+        self.monitors = monitors
+        let stages: [any Interceptor] = modifiers + interceptors
+        self.stages = stages
+        self.serverOrigins = stages.compactMap { ($0 as? ServerEnvironment)?.origin }
+        self.monitorGroup = monitors.isEmpty ? nil : MonitorGroup(monitors: monitors)
     }
 
     // MARK: Sending requests
@@ -82,6 +106,7 @@ public final class Session: Sendable {
     ///   - encoding: How to encode them; `URLEncoding.default` (query for GET, HEAD, DELETE, form body otherwise).
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
     /// - Returns: The response, whatever its status; call ``Response/validate(statusCodes:contentTypes:)`` to check it.
     /// - Throws: ``RequestError`` (invalid URL, encoding, modifier, transport, timeout), or `CancellationError`
     ///   when the calling task is cancelled.
@@ -91,7 +116,8 @@ public final class Session: Sendable {
         parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = []
     ) async throws -> Response {
         let resolved = try build(nil) { try url.asURL() }
         let request = try build(Self.context(resolved, method)) { () throws -> URLRequest in
@@ -102,7 +128,7 @@ public final class Session: Sendable {
             let description = RequestDescription(url: resolved, method: method, headers: merged)
             return try encoding.encode(description, with: parameters)
         }
-        return try await send(consume request, timeout: timeout ?? self.timeout)
+        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors)
     }
 
     /// Sends a request whose body is a value: ``JSONBody``, ``FormBody``, ``DataBody``, ``EmptyBody``
@@ -118,6 +144,7 @@ public final class Session: Sendable {
     ///   - body: The body.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` when the body cannot be
     ///   encoded), or `CancellationError` when the calling task is cancelled.
@@ -126,9 +153,10 @@ public final class Session: Sendable {
         method: HTTPMethod = .post,
         body: some HTTPBody,
         headers: HTTPHeaders? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = []
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout)
+        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout, interceptors: interceptors)
     }
 
     /// Sends a request whose parameters are an `Encodable` value, written by `encoder`.
@@ -146,6 +174,7 @@ public final class Session: Sendable {
     ///     ``JSONParameterEncoder``.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` wrapping the encoder's
     ///   error), or `CancellationError` when the calling task is cancelled.
@@ -155,10 +184,11 @@ public final class Session: Sendable {
         parameters: Parameters,
         encoder: any ParameterEncoder,
         headers: HTTPHeaders? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = []
     ) async throws -> Response {
         let encoding = EncoderEncoding(value: parameters, encoder: encoder)
-        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout)
+        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout, interceptors: interceptors)
     }
 
     /// Sends a request with several parameter sets: some in the query string, one in the body.
@@ -174,6 +204,7 @@ public final class Session: Sendable {
     ///   - parameters: The sets; see ``ParameterSet/encode(_:into:)`` for how they merge.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` for two different body
     ///   encodings), or `CancellationError` when the calling task is cancelled.
@@ -182,9 +213,10 @@ public final class Session: Sendable {
         method: HTTPMethod = .get,
         parameters: [ParameterSet],
         headers: HTTPHeaders? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = []
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout)
+        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout, interceptors: interceptors)
     }
 
     /// Sends a ready-made request and returns the response.
@@ -194,15 +226,20 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - request: The request, or anything that builds one.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError``, or `CancellationError` when the calling task is cancelled.
-    public func request(_ request: any URLRequestConvertible, timeout: Duration? = nil) async throws -> Response {
+    public func request(
+        _ request: any URLRequestConvertible,
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = []
+    ) async throws -> Response {
         let request = try build(nil) { () throws -> URLRequest in
             var request = try request.asURLRequest()
             try request.addMissingHeaders(headers)
             return request
         }
-        return try await send(consume request, timeout: timeout ?? self.timeout)
+        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors)
     }
 
     // MARK: Pipeline
@@ -229,68 +266,45 @@ public final class Session: Sendable {
         return request
     }
 
-    /// Runs the modifiers, then the transport, and times the transfer.
+    /// Runs the request through the session's stages, the per-call interceptors and the transport.
     ///
     /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
-    /// copies the underlying `NSMutableURLRequest`, the modifiers change it in place.
+    /// copies the underlying `NSMutableURLRequest`, the stages change it in place. With a timeout,
+    /// the whole chain races the deadline, so retries and their back-off count towards it.
     func send(
         _ request: consuming URLRequest,
         timeout: Duration?,
+        interceptors perCall: [any Interceptor],
         transfer: Transfer? = nil
     ) async throws -> Response {
-        for modifier in modifiers {
-            try Task.checkCancellation()
-            do {
-                try await modifier.modify(&request)
-            } catch {
-                if Task.isCancelled { throw CancellationError() }
-                throw RequestError(.modifierFailed, request: request, detail: "\(type(of: modifier))", underlyingError: error)
-            }
-        }
         try Task.checkCancellation()
         if let timeout {
             // The session enforces the deadline itself. URLSession's own timer must not fire first;
             // on Linux it truncates to whole seconds, so a 0.8 s interval would fire at once.
             request.timeoutInterval = max(request.timeoutInterval, timeout.seconds.rounded(.up))
         }
-        let start = ContinuousClock.now
-        let (data, httpResponse): (Data, HTTPURLResponse)
+        let context = RequestContext(
+            deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
+        )
+        let chain = InterceptorChain(
+            stages: perCall.isEmpty ? stages : stages + perCall, transport: transport, transfer: transfer,
+            context: context, monitors: monitorGroup, timeout: timeout
+        )
+        let url = request.url
+        let method = request.httpMethod
         do {
-            if let timeout {
-                let transport = self.transport
-                let sent = request
-                (data, httpResponse) = try await Race.run(deadline: timeout) {
-                    if let transfer { return try await transfer(transport, sent) }
-                    return try await transport.send(sent)
-                }
-            } else if let transfer {
-                (data, httpResponse) = try await transfer(transport, request)
-            } else {
-                // No deadline: the transport runs in this task and sees its cancellation directly
+            guard let timeout else {
+                // No deadline: the chain runs in this task and sees its cancellation directly
                 // (URLSession cancels its task at once), which saves spawning a task per request.
-                (data, httpResponse) = try await transport.send(request)
+                return try await chain.run(request, from: 0)
             }
+            let sent = request
+            return try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
         } catch {
-            throw Self.transportError(error, request: request, timeout: timeout)
+            let failure = InterceptorChain.transportError(error, request: InterceptorChain.named(url, method), timeout: timeout)
+            chain.finish(failing: failure, url: url, method: method)
+            throw failure
         }
-        return Response(request: request, httpResponse: httpResponse, data: data, start: start, duration: .now - start)
-    }
-
-    /// Maps what a transport threw to the error callers see.
-    private static func transportError(_ error: any Error, request: URLRequest, timeout: Duration?) -> any Error {
-        if Task.isCancelled {
-            return CancellationError()
-        }
-        if let error = error as? RequestError {
-            return error
-        }
-        let urlErrorCode = (error as? URLError)?.code
-        if error is DeadlineExceeded || urlErrorCode == .timedOut {
-            let detail = timeout.map { "no complete response within \($0)" } ?? "no complete response in time"
-            return RequestError(.timedOut, request: request, detail: detail, underlyingError: error is DeadlineExceeded ? nil : error)
-        }
-        let code: RequestError.Code = urlErrorCode == .cancelled || error is CancellationError ? .cancelled : .transportFailed
-        return RequestError(code, request: request, underlyingError: error)
     }
 }
 
