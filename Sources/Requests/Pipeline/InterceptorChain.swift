@@ -78,7 +78,9 @@ final class InterceptorChain: Sendable {
             return response
         } catch {
             let failure = Self.transportError(error, request: request, timeout: timeout)
-            if let monitors, markFailureReported() {
+            // A cancelled trip is the call's end (the caller cancelled, or the deadline passed):
+            // the call reports it once, with the reason, in `finish(failing:url:method:)`.
+            if let monitors, !(failure is CancellationError), markFailureReported() {
                 monitors.requestDidFail(request, error: failure, attempt: RequestAttempt(callID: context.id, number: number, start: start, duration: .now - start))
             }
             throw failure
