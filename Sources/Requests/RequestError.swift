@@ -26,6 +26,9 @@ public struct RequestError: Error, CustomStringConvertible {
     public let detail: String
     /// The error that caused this one: a `ParameterEncodingError`, `URLError`, `DecodingError`…
     public let underlyingError: (any Error)?
+    /// The tries that failed when a ``RetryPolicy`` sent the request more than once, the last one
+    /// included; the response's, for an error about a response. Empty without retries.
+    public internal(set) var failedAttempts: [FailedAttempt]
 
     /// Creates an error.
     ///
@@ -49,6 +52,7 @@ public struct RequestError: Error, CustomStringConvertible {
         self.response = response
         self.detail = detail
         self.underlyingError = underlyingError
+        self.failedAttempts = response?.failedAttempts ?? []
     }
 
     /// The response's status code, when there was a response.
@@ -83,6 +87,9 @@ public struct RequestError: Error, CustomStringConvertible {
         }
         if let underlyingError {
             text += " (\(underlyingError))"
+        }
+        if !failedAttempts.isEmpty {
+            text += "; " + FailedAttempt.summary(failedAttempts)
         }
         if let bodyPreview, code != .transportFailed {
             text += "; body: \"\(bodyPreview)\""

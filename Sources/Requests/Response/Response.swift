@@ -23,6 +23,9 @@ public struct Response: Sendable {
     public let start: ContinuousClock.Instant
     /// How long the transfer took, from sending the request to receiving the whole body.
     public let duration: Duration
+    /// The tries before this response that failed, and this one if it was also retryable, when a
+    /// ``RetryPolicy`` sent the request more than once; empty otherwise.
+    public internal(set) var failedAttempts: [FailedAttempt] = []
 
     /// Creates a response; transports and tests use this.
     ///

@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Retry-After
+
+extension RetryPolicy {
+    /// The wait a response asks for in `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an
+    /// HTTP date; `nil` when absent or unreadable. A date in the past asks for no wait.
+    ///
+    /// - Parameters:
+    ///   - response: The response.
+    ///   - now: The current time, for a date.
+    /// - Returns: The wait, or `nil`.
+    static func retryAfter(_ response: Response, now: Date = Date()) -> Duration? {
+        guard let value = response.httpResponse.value(forHTTPHeaderField: "Retry-After")?
+            .trimmingCharacters(in: .whitespaces), !value.isEmpty
+        else { return nil }
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return Int(value).map { Duration.seconds($0) } ?? .seconds(Int.max / 1_000_000_000_000)
+        }
+        guard let date = httpDate(value) else { return nil }
+        return .seconds(max(0, date.timeIntervalSince(now)))
+    }
+
+    /// Parses the three date forms HTTP allows: IMF-fixdate, RFC 850 and asctime.
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) {
+                return date
+            }
+        }
+        return nil
+    }
+
+    /// Words for a retried `URLError` code.
+    static func describe(_ code: URLError.Code) -> String {
+        switch code {
+        case .timedOut: "timed out"
+        case .cannotConnectToHost: "cannot connect to host"
+        case .networkConnectionLost: "connection lost"
+        case .dnsLookupFailed: "DNS lookup failed"
+        case .cannotFindHost: "cannot find host"
+        case .notConnectedToInternet: "not connected to the internet"
+        default: "URLError \(code.rawValue)"
+        }
+    }
+}
