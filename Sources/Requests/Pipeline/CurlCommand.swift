@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - CurlCommand
+
+/// A request written as a `curl` command line that sends the same request from a shell.
+///
+/// Arguments are single-quoted for POSIX shells (`$'…'` when the text has control characters),
+/// headers sorted by name, and an empty header written as `Name;` as curl wants it.
+struct CurlCommand {
+    /// Headers whose values are secrets.
+    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    let request: URLRequest
+    /// Whether to hide the values of ``credentialHeaders`` (an auth scheme word is kept).
+    let redactsCredentials: Bool
+    /// The most body bytes to show.
+    let bodyLimit: Int
+
+    var text: String {
+        var words = ["curl"]
+        let method = request.httpMethod ?? "GET"
+        if method == "HEAD" {
+            words.append("--head")
+        } else if method != "GET" || request.httpBody?.isEmpty == false {
+            let plain = !method.isEmpty && method.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "-") }
+            words += ["-X", plain ? method : Self.quote(method)]
+        }
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        for (name, value) in headers {
+            let shown = redactsCredentials && Self.credentialHeaders.contains(name.lowercased()) ? Self.redacted(value) : value
+            words += ["-H", Self.quote(shown.isEmpty ? name + ";" : name + ": " + shown)]
+        }
+        var note = ""
+        if let body = request.httpBody, !body.isEmpty {
+            let shown = body.prefix(max(0, bodyLimit))
+            if let text = Self.text(ofPrefix: shown) {
+                words += ["--data-binary", Self.quote(text)]
+                if text.utf8.count < body.count {
+                    note = " # body cut at \(text.utf8.count) of \(body.count) bytes"
+                }
+            } else {
+                words += ["--data-binary", "@-"]
+                note = " # \(body.count)-byte binary body not shown"
+            }
+        } else if request.httpBodyStream != nil {
+            note = " # streamed body not shown"
+        }
+        words.append(Self.quote(request.url?.absoluteString ?? ""))
+        return words.joined(separator: " ") + note
+    }
+
+    /// `Bearer <redacted>`: the auth scheme is kept, the secret is not.
+    static func redacted(_ value: String) -> String {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        if parts.count == 2, parts[0].allSatisfy({ $0.isLetter || $0 == "-" }) {
+            return parts[0] + " <redacted>"
+        }
+        return "<redacted>"
+    }
+
+    /// The text as one shell word.
+    static func quote(_ text: String) -> String {
+        let needsEscapes = text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        guard needsEscapes else {
+            return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        var quoted = "$'"
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case "\\": quoted += "\\\\"
+            case "'": quoted += "\\'"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                quoted += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "'"
+    }
+}
+
+extension CurlCommand {
+    /// The bytes as text when they are UTF-8, allowing a sequence cut at the end (which is dropped);
+    /// `nil` when they are not text.
+    static func text(ofPrefix bytes: Data) -> String? {
+        guard !bytes.isEmpty else { return "" }
+        for drop in 0...min(3, bytes.count - 1) {
+            if let text = String(data: bytes.dropLast(drop), encoding: .utf8) {
+                return text
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - LoggingMonitor
+
+/// An ``EventMonitor`` that logs each request as a `curl` command you can paste into a shell, and
+/// each outcome as one line.
+///
+/// ```swift
+/// let session = Session(monitors: [LoggingMonitor()])              // to standard error
+/// let session = Session(monitors: [LoggingMonitor { logger.debug("\($0)") }])
+/// ```
+///
+/// ```text
+/// curl -X POST -H 'Authorization: Bearer <redacted>' -H 'Content-Type: application/json' --data-binary '{"a":1}' 'https://api.example.com/items'
+/// < 201 POST https://api.example.com/items: 18 bytes in 42.1 ms
+/// ~ GET https://api.example.com/items: retry in 250 ms after status 503 (attempt 1)
+/// ! GET https://api.example.com/items failed after 3.02 s (attempt 3): Transport failed …
+/// ```
+///
+/// The values of `Authorization`, `Proxy-Authorization` and `Cookie` are redacted unless
+/// ``redactsCredentials`` is off; bodies are shown up to ``bodyLimit`` bytes.
+public struct LoggingMonitor: EventMonitor {
+    /// Whether credential header values are hidden; `true` by default.
+    public let redactsCredentials: Bool
+    /// The most body bytes a `curl` line shows.
+    public let bodyLimit: Int
+    private let write: @Sendable (String) -> Void
+
+    /// Creates a monitor that hands each line to a closure.
+    ///
+    /// - Parameters:
+    ///   - redactsCredentials: Whether credential header values are hidden; `true` by default.
+    ///   - bodyLimit: The most body bytes to show; 1,024 by default.
+    ///   - write: Receives each line, without a line break; standard error by default.
+    public init(
+        redactsCredentials: Bool = true,
+        bodyLimit: Int = 1024,
+        write: @escaping @Sendable (String) -> Void = LoggingMonitor.standardError
+    ) {
+        self.redactsCredentials = redactsCredentials
+        self.bodyLimit = bodyLimit
+        self.write = write
+    }
+
+    /// Writes a line to standard error.
+    ///
+    /// - Parameter line: The line, without a line break.
+    @Sendable public static func standardError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Writes the request as a `curl` command.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it will be sent.
+    ///   - attempt: Unused.
+    public func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {
+        write(CurlCommand(request: request, redactsCredentials: redactsCredentials, bodyLimit: bodyLimit).text)
+    }
+
+    /// Writes the status, size and duration.
+    ///
+    /// - Parameters:
+    ///   - response: The response.
+    ///   - attempt: The trip, for its duration.
+    public func requestDidReceive(_ response: Response, attempt: RequestAttempt) {
+        write("< \(response.statusCode) \(Self.name(response.request)): \(response.data.count) bytes in \(Self.format(attempt.duration))")
+    }
+
+    /// Writes the failure.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - error: Why it failed.
+    ///   - attempt: The trip, for its number and duration.
+    public func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt) {
+        write("! \(Self.name(request)) failed after \(Self.format(attempt.duration)) (attempt \(attempt.number)): \(error)")
+    }
+
+    /// Writes the coming retry.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - attempt: The trip that failed.
+    ///   - delay: The wait before the next.
+    ///   - reason: Why the trip failed.
+    public func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
+        write("~ \(Self.name(request)): retry in \(Self.format(delay)) after \(reason) (attempt \(attempt.number))")
+    }
+
+    private static func name(_ request: URLRequest) -> String {
+        (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
+    }
+
+    /// `850 µs`, `42.1 ms`, `3.02 s`.
+    static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        if seconds < 0.001 {
+            return "\(Int((seconds * 1_000_000).rounded())) µs"
+        }
+        if seconds < 1 {
+            return String(format: "%.1f ms", seconds * 1000)
+        }
+        return String(format: "%.2f s", seconds)
+    }
+}
