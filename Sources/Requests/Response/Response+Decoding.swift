@@ -45,7 +45,7 @@ extension Response {
     }
 
     /// A short explanation of a `DecodingError`: where it happened and what the decoder said.
-    private static func explain(_ error: any Error) -> String {
+    static func explain(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "" }
         let context: DecodingError.Context
         switch error {
