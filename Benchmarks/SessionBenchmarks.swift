@@ -27,7 +27,9 @@ struct SessionBenchmarks {
         }
         var rows: [Row] = []
         if wanted("session in-memory") {
-            rows.append(try await inMemory())
+            let bare = try await inMemory(fullChain: false, bare: nil)
+            rows.append(bare)
+            rows.append(try await inMemory(fullChain: true, bare: bare.ours))
         }
         if wanted("session loopback") {
             rows.append(try await loopback())
@@ -41,22 +43,34 @@ struct SessionBenchmarks {
     }
 
     /// Encode, two modifiers, transport, response, validate and decode, with a transport that
-    /// answers from memory: everything the library itself adds to a request.
-    private func inMemory() async throws -> Row {
+    /// answers from memory: everything the library itself adds to a request. With `fullChain`, the
+    /// request also passes a throttle, a retry policy, bearer authentication and a monitor, as a
+    /// production session would have them.
+    /// The full-chain row takes the bare row's time as its baseline, so its ratio is what the
+    /// chain costs relative to a bare session in the same run.
+    private func inMemory(fullChain: Bool, bare: Double?) async throws -> Row {
         let body = Data(#"{"id":42,"name":"Arthur","tags":["a","b","c"],"score":4.5}"#.utf8)
         let transport = try InMemoryTransport(body: body)
-        let session = Session(transport: transport, headers: ["Accept": "application/json"], modifiers: [
-            ServerEnvironment(host: "api.example.com", pathPrefix: "/v1", headers: ["X-Client": "bench"]),
-            ModifyRequest { $0.setValue("Bearer token", forHTTPHeaderField: "Authorization") },
-        ])
+        let environment = ServerEnvironment(host: "api.example.com", pathPrefix: "/v1", headers: ["X-Client": "bench"])
+        let session = fullChain
+            ? Session(
+                transport: transport, headers: ["Accept": "application/json"], modifiers: [environment],
+                interceptors: [Throttle(maxConcurrent: 8), RetryPolicy(), BearerAuthentication(provider: FixedToken())],
+                monitors: [NoOpMonitor()]
+            )
+            : Session(transport: transport, headers: ["Accept": "application/json"], modifiers: [
+                environment,
+                ModifyRequest { $0.setValue("Bearer token", forHTTPHeaderField: "Authorization") },
+            ])
         let parameters: Parameters = ["q": "swift nio", "page": ["size": 20, "after": "abc"] as Parameters, "tags": ["x", "y"]]
         let decoder = JSONDecoder()
         let nanoseconds = try await measure.nanosecondsPerOperation(async: {
             let response = try await session.request("items", parameters: parameters)
             consume(try response.validate().decode(Item.self, decoder: decoder))
         })
-        return Row(group: "session", name: "in-memory request (own cost)", baselineName: "-",
-                   throughput: .operations, ours: nanoseconds, baseline: nil, target: "< 20 µs")
+        let name = fullChain ? "in-memory, throttle+retry+bearer+monitor" : "in-memory request (own cost)"
+        return Row(group: "session", name: name, baselineName: bare == nil ? "-" : "bare session",
+                   throughput: .operations, ours: nanoseconds, baseline: bare, target: "< 20 µs")
     }
 
     /// Requests per second with 16 in flight, through `Session` and through raw `URLSession`,
@@ -154,3 +168,14 @@ struct InMemoryTransport: Transport {
         (body, response)
     }
 }
+
+// MARK: - Chain stand-ins
+
+/// A token provider that always has the same token.
+struct FixedToken: TokenProvider {
+    func token() async throws -> String { "token" }
+    func refreshToken(rejected: String) async throws -> String { "token" }
+}
+
+/// A monitor that does nothing, to measure what being monitored costs.
+struct NoOpMonitor: EventMonitor {}

@@ -81,10 +81,13 @@ private func sessionOnServer(_ interceptors: [any Interceptor], monitors: [any E
         #expect(response.request.value(forHTTPHeaderField: "Authorization") == "Basic " + Data("zaphod:pässwörd ☕".utf8).base64EncodedString())
     }
 
-    @Test func wrongBasicCredentialsGetThe401() async throws {
+    /// FoundationNetworking never finishes a task whose 401 carries `WWW-Authenticate: Basic`
+    /// unless the transport declines the challenge; the timeout turns a regression into a failure.
+    @Test func wrongBasicCredentialsGetThe401InsteadOfAHang() async throws {
         let session = try sessionOnServer([try BasicAuthentication(username: "zaphod", password: "wrong")])
-        let response = try await session.request("/basic-auth/zaphod/right")
+        let response = try await session.request("/basic-auth/zaphod/right", timeout: .seconds(10))
         #expect(response.statusCode == 401)
+        #expect(response.headers["WWW-Authenticate"]?.hasPrefix("Basic realm=") == true)
     }
 
     @Test(arguments: ["a:b", ":", "user:"])

@@ -33,8 +33,6 @@ public final class Session: Sendable {
     public let interceptors: [any Interceptor]
     /// Monitors told about every trip to the transport, every retry and every failure.
     public let monitors: [any EventMonitor]
-    /// The modifiers, then the interceptors: the session's part of every call's chain.
-    let stages: [any Interceptor]
     /// The origins of the ``ServerEnvironment`` stages: where credentials go by default.
     let serverOrigins: [Origin]
     /// The monitors as one, or `nil` when there are none.
@@ -87,7 +85,6 @@ public final class Session: Sendable {
         self.interceptors = interceptors
         self.monitors = monitors
         let stages: [any Interceptor] = modifiers + interceptors
-        self.stages = stages
         self.serverOrigins = stages.compactMap { ($0 as? ServerEnvironment)?.origin }
         self.monitorGroup = monitors.isEmpty ? nil : MonitorGroup(monitors: monitors)
     }
@@ -266,7 +263,8 @@ public final class Session: Sendable {
         return request
     }
 
-    /// Runs the request through the session's stages, the per-call interceptors and the transport.
+    /// Runs the modifiers, then the request through the session's interceptors, the per-call ones
+    /// and the transport.
     ///
     /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
     /// copies the underlying `NSMutableURLRequest`, the stages change it in place. With a timeout,
@@ -277,27 +275,37 @@ public final class Session: Sendable {
         interceptors perCall: [any Interceptor],
         transfer: Transfer? = nil
     ) async throws -> Response {
-        try Task.checkCancellation()
-        if let timeout {
-            // The session enforces the deadline itself. URLSession's own timer must not fire first;
-            // on Linux it truncates to whole seconds, so a 0.8 s interval would fire at once.
-            request.timeoutInterval = max(request.timeoutInterval, timeout.seconds.rounded(.up))
-        }
         let context = RequestContext(
             deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
         )
         let chain = InterceptorChain(
-            stages: perCall.isEmpty ? stages : stages + perCall, transport: transport, transfer: transfer,
+            stages: perCall.isEmpty ? interceptors : interceptors + perCall, transport: transport, transfer: transfer,
             context: context, monitors: monitorGroup, timeout: timeout
         )
-        let url = request.url
+        var url = request.url
         let method = request.httpMethod
         do {
+            // The modifiers complete the request once, in place, before anything decides on it
+            // (a throttle per host or credentials per origin need its final URL).
+            for modifier in modifiers {
+                try Task.checkCancellation()
+                do {
+                    try await modifier.modify(&request)
+                } catch {
+                    if Task.isCancelled { throw CancellationError() }
+                    throw RequestError(.modifierFailed, request: request, detail: "\(type(of: modifier))", underlyingError: error)
+                }
+            }
+            try Task.checkCancellation()
+            url = request.url
             guard let timeout else {
                 // No deadline: the chain runs in this task and sees its cancellation directly
                 // (URLSession cancels its task at once), which saves spawning a task per request.
                 return try await chain.run(request, from: 0)
             }
+            // The session enforces the deadline itself. URLSession's own timer must not fire first;
+            // on Linux it truncates to whole seconds, so a 0.8 s interval would fire at once.
+            request.timeoutInterval = max(request.timeoutInterval, timeout.seconds.rounded(.up))
             let sent = request
             return try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
         } catch {

@@ -7,37 +7,105 @@ import FoundationNetworking
 
 /// A ``Transport`` backed by `URLSession`, on Apple platforms and on Linux (FoundationNetworking).
 ///
-/// It uses `URLSession.data(for:)`, which cancels its `URLSessionTask` when the calling task is
-/// cancelled. Redirects are followed as the session's configuration says.
+/// It cancels its `URLSessionTask` when the calling task is cancelled. Redirects are followed as the
+/// session's configuration says. Authentication challenges are left to the interceptors: a 401 is
+/// returned as a response (on Linux, where FoundationNetworking would otherwise wait forever on a
+/// `WWW-Authenticate: Basic` challenge, with its status and headers but without its body).
 public struct URLSessionTransport: Transport {
     /// The session that carries the requests.
     public let session: URLSession
+    /// Answers the challenges of a session this transport made; `nil` over a caller's session.
+    private let challenges: ChallengeDelegate?
 
     /// Creates a transport with its own `URLSession`.
     ///
     /// - Parameter configuration: The session configuration; `.default` unless given.
     public init(configuration: URLSessionConfiguration = .default) {
-        self.session = URLSession(configuration: configuration)
+        let challenges = ChallengeDelegate()
+        self.session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
+        self.challenges = challenges
     }
 
-    /// Creates a transport over an existing session.
+    /// Creates a transport over an existing session, which keeps its own delegate.
     ///
     /// - Parameter session: The session to use.
     public init(session: URLSession) {
         self.session = session
+        self.challenges = nil
     }
 
-    /// Sends a request with `URLSession.data(for:)`.
+    /// Sends a request with a data task.
     ///
     /// - Parameter request: The request.
     /// - Returns: The body and the `HTTPURLResponse`.
     /// - Throws: The session's `URLError`; `URLError(.badServerResponse)` for a response that is not HTTP.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.data(for: request)
+        let (data, response): (Data, URLResponse)
+        if let challenges {
+            (data, response) = try await challenges.data(for: request, in: session)
+        } else {
+            (data, response) = try await session.data(for: request)
+        }
         guard let httpResponse = response as? HTTPURLResponse else {
             throw URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "the response is not HTTP"])
         }
         return (data, httpResponse)
+    }
+}
+
+// MARK: - ChallengeDelegate
+
+/// Declines authentication challenges so that the 401 reaches the caller.
+///
+/// Apple's `URLSession` returns the 401 itself under default handling. FoundationNetworking never
+/// completes the task (default handling) or fails it as cancelled (declining), so there the
+/// challenge's `failureResponse` is kept and returned in place of the cancellation.
+/// Invariant: `refused` holds an entry only between a challenge and its task's completion.
+private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    private let refused = Guarded<[Int: HTTPURLResponse]>([:])
+
+    func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+        let identifier = Guarded<Int?>(nil)
+        let started = Guarded<URLSessionDataTask?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let task = session.dataTask(with: request) { [refused] data, response, error in
+                    let id = identifier.withLock { $0 }
+                    let challenged = id.flatMap { id in refused.withLock { $0.removeValue(forKey: id) } }
+                    if let error {
+                        if let challenged, (error as? URLError)?.code == .cancelled {
+                            continuation.resume(returning: (data ?? Data(), challenged))
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                identifier.withLock { $0 = task.taskIdentifier }
+                started.withLock { $0 = task }
+                task.resume()
+                if Task.isCancelled { task.cancel() }
+            }
+        } onCancel: {
+            started.withLock { $0 }?.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            refused.withLock { $0[task.taskIdentifier] = response }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
     }
 }
 
