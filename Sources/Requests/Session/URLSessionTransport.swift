@@ -64,34 +64,71 @@ public struct URLSessionTransport: Transport {
 private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     private let refused = Guarded<[Int: HTTPURLResponse]>([:])
 
+    /// Runs a data task. Cancelling the calling task cancels the data task and throws at once,
+    /// without waiting for `URLSession` to report the cancellation (which a busy machine delays).
     func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
-        let identifier = Guarded<Int?>(nil)
-        let started = Guarded<URLSessionDataTask?>(nil)
+        let transfer = Guarded(Transfer())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: request) { [refused] data, response, error in
-                    let id = identifier.withLock { $0 }
+                    let (waiting, id) = transfer.withLock { ($0.continuation.take(), $0.identifier) }
                     let challenged = id.flatMap { id in refused.withLock { $0.removeValue(forKey: id) } }
+                    guard let waiting else { return }
                     if let error {
                         if let challenged, (error as? URLError)?.code == .cancelled {
-                            continuation.resume(returning: (data ?? Data(), challenged))
+                            waiting.resume(returning: (data ?? Data(), challenged))
                         } else {
-                            continuation.resume(throwing: error)
+                            waiting.resume(throwing: Self.normalized(error))
                         }
                     } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
+                        waiting.resume(returning: (data ?? Data(), response))
                     } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
+                        waiting.resume(throwing: URLError(.badServerResponse))
                     }
                 }
-                identifier.withLock { $0 = task.taskIdentifier }
-                started.withLock { $0 = task }
-                task.resume()
-                if Task.isCancelled { task.cancel() }
+                let cancelled = transfer.withLock { state in
+                    state.identifier = task.taskIdentifier
+                    state.task = task
+                    if !state.cancelled { state.continuation = continuation }
+                    return state.cancelled
+                }
+                if cancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    task.resume()
+                }
             }
         } onCancel: {
-            started.withLock { $0 }?.cancel()
+            let (task, waiting) = transfer.withLock { state in
+                state.cancelled = true
+                return (state.task, state.continuation.take())
+            }
+            // Resume first: cancelling a task on Linux can block on the session's queue.
+            waiting?.resume(throwing: CancellationError())
+            task?.cancel()
         }
+    }
+
+    /// The error Apple's `URLSession` reports for the same event. libcurl calls a connection
+    /// closed before any reply "Empty reply from server" and FoundationNetworking files it under
+    /// `badServerResponse`; Apple reports `networkConnectionLost`, which retry policies expect.
+    private static func normalized(_ error: any Error) -> any Error {
+        #if canImport(FoundationNetworking)
+        if let urlError = error as? URLError, urlError.code == .badServerResponse,
+           urlError.userInfo[NSLocalizedDescriptionKey] as? String == "Empty reply from server" {
+            return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+        }
+        #endif
+        return error
+    }
+
+    /// One data task's state. Invariant: the continuation is taken exactly once, by the
+    /// completion handler or by the cancellation, whichever comes first.
+    private struct Transfer {
+        var identifier: Int?
+        var task: URLSessionDataTask?
+        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var cancelled = false
     }
 
     func urlSession(
