@@ -149,10 +149,14 @@ import Requests
         }
         try await Task.sleep(for: .milliseconds(300))
         let cancelled = clock.now
+        // The cancelled task must be scheduled again to throw; on two busy cores that wait is the
+        // runtime's, so the bound allows for it as the other timing tests do.
+        let lateness = schedulerLateness(over: .milliseconds(1))
         task.cancel()
         let (error, threw) = await task.value
+        let slack = await lateness.value
         #expect(error is CancellationError)
-        #expect(threw - cancelled < .milliseconds(100), "cancellation took \(threw - cancelled)")
+        #expect(threw - cancelled < .milliseconds(100) + slack, "cancellation took \(threw - cancelled); a plain sleep was \(slack) late")
     }
 
     @Test func twoHundredConcurrentRequestsAllCompleteWithTheirOwnBodies() async throws {
