@@ -28,13 +28,18 @@ extension RequestModifier {
     /// - Throws: ``RequestError`` with code ``RequestError/Code/modifierFailed`` naming the
     ///   modifier, `CancellationError`, or what the rest of the chain threw.
     public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+        try await apply(to: &request)
+        return try await next(request)
+    }
+
+    /// Runs ``modify(_:)``, naming this modifier in what it throws.
+    func apply(to request: inout URLRequest) async throws {
         do {
             try await modify(&request)
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw RequestError(.modifierFailed, request: request, detail: "\(type(of: self))", underlyingError: error)
         }
-        return try await next(request)
     }
 }
 

@@ -289,12 +289,7 @@ public final class Session: Sendable {
             // (a throttle per host or credentials per origin need its final URL).
             for modifier in modifiers {
                 try Task.checkCancellation()
-                do {
-                    try await modifier.modify(&request)
-                } catch {
-                    if Task.isCancelled { throw CancellationError() }
-                    throw RequestError(.modifierFailed, request: request, detail: "\(type(of: modifier))", underlyingError: error)
-                }
+                try await modifier.apply(to: &request)
             }
             try Task.checkCancellation()
             url = request.url

@@ -71,7 +71,7 @@ private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendabl
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: request) { [refused] data, response, error in
-                    let (waiting, id) = transfer.withLock { ($0.continuation.take(), $0.identifier) }
+                    let (waiting, id) = transfer.withLock { ($0.continuation.take(), $0.task?.taskIdentifier) }
                     let challenged = id.flatMap { id in refused.withLock { $0.removeValue(forKey: id) } }
                     guard let waiting else { return }
                     if let error {
@@ -87,7 +87,6 @@ private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendabl
                     }
                 }
                 let cancelled = transfer.withLock { state in
-                    state.identifier = task.taskIdentifier
                     state.task = task
                     if !state.cancelled { state.continuation = continuation }
                     return state.cancelled
@@ -125,7 +124,6 @@ private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendabl
     /// One data task's state. Invariant: the continuation is taken exactly once, by the
     /// completion handler or by the cancellation, whichever comes first.
     private struct Transfer {
-        var identifier: Int?
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
         var cancelled = false
