@@ -151,5 +151,20 @@ extension RequestError {
         public static let timedOut = Code("timedOut", summary: "Timed out")
         /// The transfer was cancelled by something other than the calling task.
         public static let cancelled = Code("cancelled", summary: "Cancelled")
+        /// A streamed body broke off: the connection failed or timed out after the response head
+        /// had arrived; the underlying error says why.
+        public static let streamFailed = Code("streamFailed", summary: "The response stream failed")
+        /// A body, line or event was longer than the limit the caller allowed; ``RequestError/detail``
+        /// gives the limit.
+        public static let bodyTooLarge = Code("bodyTooLarge", summary: "Response body too large")
+        /// A redirect was refused: a loop, a downgrade from https to http, or a `Location` that is not
+        /// an http(s) URL; ``RequestError/detail`` lists the chain of URLs.
+        public static let redirectRefused = Code("redirectRefused", summary: "Redirect refused")
+        /// More redirects than the ``RedirectPolicy`` allows; ``RequestError/detail`` lists the chain.
+        public static let tooManyRedirects = Code("tooManyRedirects", summary: "Too many redirects")
+        /// A download could not be written to disk; the underlying error is the file system's.
+        public static let fileFailed = Code("fileFailed", summary: "Could not write the download")
+        /// A blocking call was made from inside Swift concurrency, where waiting could deadlock.
+        public static let blockingCallInTask = Code("blockingCallInTask", summary: "Blocking call made inside a task")
     }
 }

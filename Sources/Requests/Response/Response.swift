@@ -26,6 +26,19 @@ public struct Response: Sendable {
     /// The tries before this response that failed, and this one if it was also retryable, when a
     /// ``RetryPolicy`` sent the request more than once; empty otherwise.
     public internal(set) var failedAttempts: [FailedAttempt] = []
+    /// The URLs that answered with a redirect the ``RedirectPolicy`` followed, in order; the request
+    /// of this response went to the last one's `Location`. Empty without redirects.
+    public internal(set) var redirects: [URL] = []
+    /// The cookies the responses of this call set, at every redirect hop, when the session keeps
+    /// cookies (``Cookies``).
+    public internal(set) var cookies: [HTTPCookie] {
+        get { setCookies.cookies }
+        set { setCookies = CookieList(cookies: newValue) }
+    }
+    private var setCookies = CookieList(cookies: [])
+    /// Where a download put the body; `nil` for other responses, and for a download whose status
+    /// was not 2xx (its body is in ``data`` then).
+    public internal(set) var fileURL: URL?
 
     /// Creates a response; transports and tests use this.
     ///
@@ -105,6 +118,11 @@ public struct Response: Sendable {
         default: nil
         }
     }
+}
+
+/// Cookies as a `Sendable` value: an `HTTPCookie` is immutable, but not every SDK marks it `Sendable`.
+private struct CookieList: @unchecked Sendable {
+    let cookies: [HTTPCookie]
 }
 
 // MARK: - ContentType

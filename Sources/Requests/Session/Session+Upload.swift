@@ -85,6 +85,8 @@ extension Session {
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole upload, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's. A 307
+    ///     or 308 sends the file again; 301, 302 and 303 turn the request into a `GET` without it.
     /// - Returns: The upload, with its progress and its response.
     public func upload(
         multipart: MultipartFormBody,
@@ -92,14 +94,15 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
     ) -> Upload {
         let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
             defer { continuation.finish() }
             return try await self.performUpload(multipart, to: url, method: method, headers: headers,
                                                 timeout: timeout ?? self.timeout, interceptors: interceptors,
-                                                progress: continuation)
+                                                redirectPolicy: redirectPolicy, progress: continuation)
         }
         return Upload(progress: stream, task: task)
     }
@@ -111,6 +114,7 @@ extension Session {
         headers: HTTPHeaders?,
         timeout: Duration?,
         interceptors: [any Interceptor],
+        redirectPolicy: RedirectPolicy?,
         progress: AsyncStream<UploadProgress>.Continuation
     ) async throws -> Response {
         let resolved = try build(nil) { try url.asURL() }
@@ -130,8 +134,13 @@ extension Session {
         try Task.checkCancellation()
         let total = length
         progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
-        let response = try await send(consume request, timeout: timeout, interceptors: interceptors) { transport, request in
-            try await transport.upload(request, fromFile: file) { sent, expected in
+        let method = request.httpMethod
+        let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) { transport, request in
+            // A redirect that turned the request into a GET dropped the body.
+            if request.httpMethod != method, request.httpMethod == "GET" {
+                return try await transport.send(request)
+            }
+            return try await transport.upload(request, fromFile: file) { sent, expected in
                 progress.yield(UploadProgress(bytesSent: sent, totalBytes: expected > 0 ? expected : total))
             }
         }

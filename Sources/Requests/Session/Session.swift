@@ -33,6 +33,14 @@ public final class Session: Sendable {
     public let interceptors: [any Interceptor]
     /// Monitors told about every trip to the transport, every retry and every failure.
     public let monitors: [any EventMonitor]
+    /// Whether and how redirects are followed, unless a call says otherwise.
+    public let redirectPolicy: RedirectPolicy
+    /// Where cookies are kept between requests.
+    public let cookies: Cookies
+    /// The stages after the per-call interceptors: redirects, then cookies.
+    let innerStages: [any Interceptor]
+    /// ``interceptors`` and ``innerStages``: the stages of a call without per-call ones.
+    let defaultStages: [any Interceptor]
     /// The origins of the ``ServerEnvironment`` stages: where credentials go by default.
     let serverOrigins: [Origin]
     /// The monitors as one, or `nil` when there are none.
@@ -47,17 +55,29 @@ public final class Session: Sendable {
     ///   - modifiers: Modifiers run in order on every request, first.
     ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
     ///   - monitors: Monitors told about every call.
+    ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
+    ///   - cookies: Where cookies are kept; `nil` (the default) keeps them where `configuration`
+    ///     says (`HTTPCookieStorage.shared` for `.default`). The session sends and stores them
+    ///     itself; `URLSession` is told not to.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
         modifiers: [any RequestModifier] = [],
         interceptors: [any Interceptor] = [],
-        monitors: [any EventMonitor] = []
+        monitors: [any EventMonitor] = [],
+        redirectPolicy: RedirectPolicy = .default,
+        cookies: Cookies? = nil
     ) {
+        let fromConfiguration = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        let cookies = cookies ?? Cookies(storage: fromConfiguration)
+        let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
         self.init(
             transport: URLSessionTransport(configuration: configuration),
-            headers: headers, timeout: timeout, modifiers: modifiers, interceptors: interceptors, monitors: monitors
+            headers: headers, timeout: timeout, modifiers: modifiers, interceptors: interceptors, monitors: monitors,
+            redirectPolicy: redirectPolicy, cookies: cookies
         )
     }
 
@@ -70,13 +90,18 @@ public final class Session: Sendable {
     ///   - modifiers: Modifiers run in order on every request, first.
     ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
     ///   - monitors: Monitors told about every call.
+    ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
+    ///   - cookies: Where cookies are kept; none by default (a `URLSession` inside the transport
+    ///     may still keep its own).
     public init(
         transport: any Transport,
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
         modifiers: [any RequestModifier] = [],
         interceptors: [any Interceptor] = [],
-        monitors: [any EventMonitor] = []
+        monitors: [any EventMonitor] = [],
+        redirectPolicy: RedirectPolicy = .default,
+        cookies: Cookies = .none
     ) {
         self.transport = transport
         self.headers = headers
@@ -84,6 +109,10 @@ public final class Session: Sendable {
         self.modifiers = modifiers
         self.interceptors = interceptors
         self.monitors = monitors
+        self.redirectPolicy = redirectPolicy
+        self.cookies = cookies
+        self.innerStages = Self.innerStages(redirectPolicy, cookies)
+        self.defaultStages = interceptors + innerStages
         let stages: [any Interceptor] = modifiers + interceptors
         self.serverOrigins = stages.compactMap { ($0 as? ServerEnvironment)?.origin }
         self.monitorGroup = monitors.isEmpty ? nil : MonitorGroup(monitors: monitors)
@@ -104,6 +133,7 @@ public final class Session: Sendable {
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The response, whatever its status; call ``Response/validate(statusCodes:contentTypes:)`` to check it.
     /// - Throws: ``RequestError`` (invalid URL, encoding, modifier, transport, timeout), or `CancellationError`
     ///   when the calling task is cancelled.
@@ -114,18 +144,11 @@ public final class Session: Sendable {
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
     ) async throws -> Response {
-        let resolved = try build(nil) { try url.asURL() }
-        let request = try build(Self.context(resolved, method)) { () throws -> URLRequest in
-            var merged = self.headers
-            for header in headers ?? [] {
-                merged.update(header)
-            }
-            let description = RequestDescription(url: resolved, method: method, headers: merged)
-            return try encoding.encode(description, with: parameters)
-        }
-        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors)
+        let request = try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
+        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Sends a request whose body is a value: ``JSONBody``, ``FormBody``, ``DataBody``, ``EmptyBody``
@@ -142,6 +165,7 @@ public final class Session: Sendable {
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` when the body cannot be
     ///   encoded), or `CancellationError` when the calling task is cancelled.
@@ -151,9 +175,10 @@ public final class Session: Sendable {
         body: some HTTPBody,
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout, interceptors: interceptors)
+        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Sends a request whose parameters are an `Encodable` value, written by `encoder`.
@@ -172,6 +197,7 @@ public final class Session: Sendable {
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` wrapping the encoder's
     ///   error), or `CancellationError` when the calling task is cancelled.
@@ -182,10 +208,11 @@ public final class Session: Sendable {
         encoder: any ParameterEncoder,
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
     ) async throws -> Response {
         let encoding = EncoderEncoding(value: parameters, encoder: encoder)
-        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout, interceptors: interceptors)
+        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Sends a request with several parameter sets: some in the query string, one in the body.
@@ -202,6 +229,7 @@ public final class Session: Sendable {
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` for two different body
     ///   encodings), or `CancellationError` when the calling task is cancelled.
@@ -211,9 +239,10 @@ public final class Session: Sendable {
         parameters: [ParameterSet],
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout, interceptors: interceptors)
+        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Sends a ready-made request and returns the response.
@@ -224,22 +253,60 @@ public final class Session: Sendable {
     ///   - request: The request, or anything that builds one.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError``, or `CancellationError` when the calling task is cancelled.
     public func request(
         _ request: any URLRequestConvertible,
         timeout: Duration? = nil,
-        interceptors: [any Interceptor] = []
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
     ) async throws -> Response {
-        let request = try build(nil) { () throws -> URLRequest in
+        let request = try makeRequest(request)
+        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+    }
+
+    // MARK: Pipeline
+
+    /// Builds a request from its parts, the session's headers first.
+    func makeRequest(
+        _ url: any URLConvertible,
+        method: HTTPMethod,
+        parameters: Parameters?,
+        encoding: any ParameterEncoding,
+        headers: HTTPHeaders?
+    ) throws -> URLRequest {
+        let resolved = try build(nil) { try url.asURL() }
+        return try build(Self.context(resolved, method)) { () throws -> URLRequest in
+            var merged = self.headers
+            for header in headers ?? [] {
+                merged.update(header)
+            }
+            let description = RequestDescription(url: resolved, method: method, headers: merged)
+            return try encoding.encode(description, with: parameters)
+        }
+    }
+
+    /// A ready-made request with the session's headers added where it has none.
+    func makeRequest(_ request: any URLRequestConvertible) throws -> URLRequest {
+        try build(nil) { () throws -> URLRequest in
             var request = try request.asURLRequest()
             try request.addMissingHeaders(headers)
             return request
         }
-        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors)
     }
 
-    // MARK: Pipeline
+    /// The stages every call ends with: the redirect policy's, then the cookies'.
+    static func innerStages(_ policy: RedirectPolicy, _ cookies: Cookies) -> [any Interceptor] {
+        var stages: [any Interceptor] = []
+        if policy.follows {
+            stages.append(RedirectFollower(policy: policy))
+        }
+        if let storage = cookies.storage {
+            stages.append(CookieStage(storage: storage))
+        }
+        return stages
+    }
 
     /// How a built request is handed to the transport, when not with ``Transport/send(_:)``.
     typealias Transfer = @Sendable (any Transport, URLRequest) async throws -> (Data, HTTPURLResponse)
@@ -273,13 +340,20 @@ public final class Session: Sendable {
         _ request: consuming URLRequest,
         timeout: Duration?,
         interceptors perCall: [any Interceptor],
+        redirectPolicy: RedirectPolicy? = nil,
         transfer: Transfer? = nil
     ) async throws -> Response {
         let context = RequestContext(
             deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
         )
+        let stages: [any Interceptor]
+        if let redirectPolicy {
+            stages = interceptors + perCall + Self.innerStages(redirectPolicy, cookies)
+        } else {
+            stages = perCall.isEmpty ? defaultStages : interceptors + perCall + innerStages
+        }
         let chain = InterceptorChain(
-            stages: perCall.isEmpty ? interceptors : interceptors + perCall, transport: transport, transfer: transfer,
+            stages: stages, transport: transport, transfer: transfer,
             context: context, monitors: monitorGroup, timeout: timeout
         )
         var url = request.url

@@ -34,6 +34,16 @@ public protocol Transport: Sendable {
         fromFile fileURL: URL,
         progress: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void
     ) async throws -> (Data, HTTPURLResponse)
+
+    /// Sends a request and returns once the response head has arrived, with the body as it streams.
+    ///
+    /// The default calls ``send(_:)`` and delivers the whole body as one chunk.
+    /// ``URLSessionTransport`` streams it, holding the network back while the reader is behind.
+    ///
+    /// - Parameter request: The request, fully built.
+    /// - Returns: The response head and the body, which must be read or cancelled.
+    /// - Throws: As ``send(_:)``, for failures before the head arrived.
+    func stream(_ request: URLRequest) async throws -> (HTTPURLResponse, ResponseBody)
 }
 
 extension Transport {
@@ -56,5 +66,15 @@ extension Transport {
         let result = try await send(request)
         progress(Int64(body.count), Int64(body.count))
         return result
+    }
+
+    /// Sends the request with ``send(_:)`` and delivers the whole body as one chunk.
+    ///
+    /// - Parameter request: The request, fully built.
+    /// - Returns: The response head and the body.
+    /// - Throws: As ``send(_:)``.
+    public func stream(_ request: URLRequest) async throws -> (HTTPURLResponse, ResponseBody) {
+        let (data, response) = try await send(request)
+        return (response, ResponseBody(data))
     }
 }

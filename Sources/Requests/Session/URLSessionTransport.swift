@@ -7,30 +7,40 @@ import FoundationNetworking
 
 /// A ``Transport`` backed by `URLSession`, on Apple platforms and on Linux (FoundationNetworking).
 ///
-/// It cancels its `URLSessionTask` when the calling task is cancelled. Redirects are followed as the
-/// session's configuration says. Authentication challenges are left to the interceptors: a 401 is
+/// It cancels its `URLSessionTask` when the calling task is cancelled. Over a session it made itself,
+/// redirects are not followed here: the 3xx response is returned, for the ``Session``'s
+/// ``RedirectPolicy`` to follow. Over a caller's `URLSession`, that session's delegate decides. Authentication challenges are left to the interceptors: a 401 is
 /// returned as a response (on Linux, where FoundationNetworking would otherwise wait forever on a
 /// `WWW-Authenticate: Basic` challenge, with its status and headers but without its body).
 public struct URLSessionTransport: Transport {
     /// The session that carries the requests.
     public let session: URLSession
+    /// How many bytes of a streamed body may wait for a slow reader before the transfer is held
+    /// back until the reader has taken half of them; 1 MiB unless given.
+    public let streamBufferLimit: Int
     /// Answers the challenges of a session this transport made; `nil` over a caller's session.
     private let challenges: ChallengeDelegate?
 
     /// Creates a transport with its own `URLSession`.
     ///
-    /// - Parameter configuration: The session configuration; `.default` unless given.
-    public init(configuration: URLSessionConfiguration = .default) {
+    /// - Parameters:
+    ///   - configuration: The session configuration; `.default` unless given.
+    ///   - streamBufferLimit: How many bytes of a streamed body may wait for a slow reader.
+    public init(configuration: URLSessionConfiguration = .default, streamBufferLimit: Int = 1 << 20) {
         let challenges = ChallengeDelegate()
+        self.streamBufferLimit = streamBufferLimit
         self.session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
         self.challenges = challenges
     }
 
     /// Creates a transport over an existing session, which keeps its own delegate.
     ///
-    /// - Parameter session: The session to use.
-    public init(session: URLSession) {
+    /// - Parameters:
+    ///   - session: The session to use.
+    ///   - streamBufferLimit: How many bytes of a streamed body may wait for a slow reader.
+    public init(session: URLSession, streamBufferLimit: Int = 1 << 20) {
         self.session = session
+        self.streamBufferLimit = streamBufferLimit
         self.challenges = nil
     }
 
@@ -50,6 +60,21 @@ public struct URLSessionTransport: Transport {
             throw URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "the response is not HTTP"])
         }
         return (data, httpResponse)
+    }
+}
+
+extension URLSessionTransport {
+    /// The error Apple's `URLSession` reports for the same event. libcurl calls a connection
+    /// closed before any reply "Empty reply from server" and FoundationNetworking files it under
+    /// `badServerResponse`; Apple reports `networkConnectionLost`, which retry policies expect.
+    static func normalized(_ error: any Error) -> any Error {
+        #if canImport(FoundationNetworking)
+        if let urlError = error as? URLError, urlError.code == .badServerResponse,
+           urlError.userInfo[NSLocalizedDescriptionKey] as? String == "Empty reply from server" {
+            return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+        }
+        #endif
+        return error
     }
 }
 
@@ -78,7 +103,7 @@ private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendabl
                         if let challenged, (error as? URLError)?.code == .cancelled {
                             waiting.resume(returning: (data ?? Data(), challenged))
                         } else {
-                            waiting.resume(throwing: Self.normalized(error))
+                            waiting.resume(throwing: URLSessionTransport.normalized(error))
                         }
                     } else if let response {
                         waiting.resume(returning: (data ?? Data(), response))
@@ -108,25 +133,20 @@ private final class ChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendabl
         }
     }
 
-    /// The error Apple's `URLSession` reports for the same event. libcurl calls a connection
-    /// closed before any reply "Empty reply from server" and FoundationNetworking files it under
-    /// `badServerResponse`; Apple reports `networkConnectionLost`, which retry policies expect.
-    private static func normalized(_ error: any Error) -> any Error {
-        #if canImport(FoundationNetworking)
-        if let urlError = error as? URLError, urlError.code == .badServerResponse,
-           urlError.userInfo[NSLocalizedDescriptionKey] as? String == "Empty reply from server" {
-            return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
-        }
-        #endif
-        return error
-    }
-
     /// One data task's state. Invariant: the continuation is taken exactly once, by the
     /// completion handler or by the cancellation, whichever comes first.
     private struct Transfer {
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
         var cancelled = false
+    }
+
+    /// Redirects are the pipeline's to follow (``RedirectPolicy``): the 3xx response is returned.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     func urlSession(
@@ -217,6 +237,13 @@ private final class UploadDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         state.withLock { $0.body.append(data) }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

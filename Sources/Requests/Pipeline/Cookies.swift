@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Cookies
+
+/// Where a ``Session`` keeps the cookies responses set, and sends them back from.
+///
+/// ```swift
+/// let session = Session(cookies: .inMemory())       // this session's own jar
+/// _ = try await session.request("https://example.com/login", method: .post, parameters: form)
+/// let profile = try await session.request("https://example.com/profile")   // sends the cookie
+/// ```
+///
+/// The session handles cookies itself, in the pipeline, rather than leaving them to `URLSession`,
+/// so that they behave the same on every platform and at every redirect hop: before each trip to
+/// the transport it adds the stored cookies that match the URL (RFC 6265 domain, path and `Secure`
+/// rules, as `HTTPCookieStorage` applies them) after any `Cookie` header the request carries; after
+/// it, it stores those the response sets, and lists them in ``Response/cookies``.
+public struct Cookies: @unchecked Sendable {
+    // `HTTPCookieStorage` is documented as safe to use from any thread.
+    /// The storage, or `nil` when cookies are neither stored nor sent.
+    public let storage: HTTPCookieStorage?
+
+    /// Uses a storage of your own.
+    ///
+    /// - Parameter storage: The storage.
+    /// - Returns: The cookie setting.
+    public static func storage(_ storage: HTTPCookieStorage) -> Cookies {
+        Cookies(storage: storage)
+    }
+
+    /// `HTTPCookieStorage.shared`, which `URLSession` uses by default (and persists on disk).
+    public static var shared: Cookies { Cookies(storage: .shared) }
+
+    /// A fresh storage in memory, seen by this setting alone and gone with it.
+    ///
+    /// - Returns: The cookie setting.
+    public static func inMemory() -> Cookies {
+        Cookies(storage: URLSessionConfiguration.ephemeral.httpCookieStorage)
+    }
+
+    /// No cookies: none stored, none sent (but a `Cookie` header the request sets is sent).
+    public static let none = Cookies(storage: nil)
+}
+
+// MARK: - CookieStage
+
+/// The innermost stage: sends stored cookies and stores the ones responses set, at every hop.
+struct CookieStage: Interceptor {
+    let storage: HTTPCookieStorage
+
+    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+        if let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty {
+            let pairs = stored.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+            if let own = request.value(forHTTPHeaderField: "Cookie"), !own.isEmpty {
+                request.setValue(own + "; " + pairs, forHTTPHeaderField: "Cookie")
+            } else {
+                request.setValue(pairs, forHTTPHeaderField: "Cookie")
+            }
+        }
+        var response = try await next(request)
+        guard let url = response.request.url else { return response }
+        let set = Self.cookies(in: response.httpResponse, for: url)
+        if !set.isEmpty {
+            storage.setCookies(set, for: url, mainDocumentURL: nil)
+            response.cookies = set
+        }
+        return response
+    }
+
+    /// The cookies a response sets.
+    static func cookies(in response: HTTPURLResponse, for url: URL) -> [HTTPCookie] {
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String, name.caseInsensitiveCompare("Set-Cookie") == .orderedSame,
+                  let value = value as? String else { continue }
+            fields["Set-Cookie"] = value
+        }
+        guard !fields.isEmpty else { return [] }
+        return HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
+    }
+}

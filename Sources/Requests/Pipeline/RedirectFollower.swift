@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - RedirectFollower
+
+/// The innermost stage but the cookies: follows redirects as a ``RedirectPolicy`` says.
+struct RedirectFollower: Interceptor {
+    let policy: RedirectPolicy
+
+    /// Headers that carry credentials, removed on a hop to another origin.
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+    /// Headers that describe the body, removed when the body is.
+    static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location", "Transfer-Encoding"]
+
+    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+        guard policy.follows else { return try await next(request) }
+        var current = request
+        var chain: [URL] = []
+        var visited: Set<String> = []
+        while true {
+            var response = try await next(current)
+            guard let target = try redirectTarget(of: response) else {
+                response.redirects = chain
+                return response
+            }
+            let from = current.url ?? target
+            chain.append(from)
+            visited.insert(Self.key(current.httpMethod, from))
+            let hop = try nextRequest(after: current, response: response, to: target, chain: chain)
+            guard chain.count <= policy.maxRedirects else {
+                throw RequestError(.tooManyRedirects, response: response,
+                                   detail: "more than \(policy.maxRedirects): " + Self.describe(chain + [target]))
+            }
+            guard !visited.contains(Self.key(hop.httpMethod, target)) else {
+                throw RequestError(.redirectRefused, response: response, detail: "a loop: " + Self.describe(chain + [target]))
+            }
+            if let decide = policy.decide {
+                guard let decided = try await decide(Redirect(response: response, next: hop, chain: chain)) else {
+                    response.redirects = Array(chain.dropLast())
+                    return response
+                }
+                current = decided
+            } else {
+                current = hop
+            }
+        }
+    }
+
+    /// Where a response redirects to, or `nil` when it is not a redirect to follow.
+    private func redirectTarget(of response: Response) throws -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+              let location = response.httpResponse.value(forHTTPHeaderField: "Location") else { return nil }
+        guard let base = response.request.url,
+              let target = URL(string: location, relativeTo: base)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = target.host, !host.isEmpty else {
+            throw RequestError(.redirectRefused, response: response,
+                               detail: "Location \(Self.quoted(location)) is not an http(s) URL")
+        }
+        if base.scheme?.lowercased() == "https", scheme == "http", !policy.allowsInsecure {
+            throw RequestError(.redirectRefused, response: response,
+                               detail: "from https to http (\(target.absoluteString)); RedirectPolicy.follow(allowsInsecure: true) allows it")
+        }
+        return target
+    }
+
+    /// The request for the next hop, by the method, body and credential rules.
+    private func nextRequest(after request: URLRequest, response: Response, to target: URL, chain: [URL]) throws -> URLRequest {
+        var next = request
+        next.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        let status = response.statusCode
+        if (status == 303 && method != "HEAD" && method != "GET") || ((status == 301 || status == 302) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in Self.bodyHeaders {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        if let from = request.url, Origin(from) != Origin(target) {
+            for name in Self.credentialHeaders {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next
+    }
+
+    private static func key(_ method: String?, _ url: URL) -> String {
+        (method?.uppercased() ?? "GET") + " " + url.absoluteString
+    }
+
+    private static func describe(_ chain: [URL]) -> String {
+        chain.map(\.absoluteString).joined(separator: " -> ")
+    }
+
+    /// A header value for an error message, with control characters escaped.
+    private static func quoted(_ value: String) -> String {
+        "\"" + value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined() + "\""
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - DownloadFile
+
+/// The files of one download: the partial file the body is written to, and the destination it
+/// is moved to once complete.
+///
+/// A resumable download's partial file is `<destination>.part`, so that a later download finds it;
+/// another download's is a hidden file with a unique name in the destination's directory (the
+/// same file system, so that moving it into place is a rename).
+struct DownloadFile: Sendable {
+    let destination: URL
+    let resumable: Bool
+    let partial: URL
+
+    init(destination: URL, resumable: Bool) {
+        self.destination = destination
+        self.resumable = resumable
+        if resumable {
+            partial = destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
+        } else {
+            partial = destination.deletingLastPathComponent()
+                .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+        }
+    }
+
+    /// The length of a kept partial file to resume from; 0 when there is none.
+    func resumableLength() -> Int64 {
+        guard resumable,
+              let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path),
+              let size = attributes[.size] as? NSNumber else { return 0 }
+        return size.int64Value
+    }
+
+    /// Opens the partial file for writing: appending from `offset`, or empty when `offset` is 0.
+    func open(continuingAt offset: Int64, request: URLRequest) throws -> DownloadWriter {
+        try fileStep(request) {
+            if offset == 0 || !FileManager.default.fileExists(atPath: partial.path) {
+                guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+                }
+            }
+            let handle = try FileHandle(forWritingTo: partial)
+            try handle.truncate(atOffset: UInt64(offset))
+            try handle.seek(toOffset: UInt64(offset))
+            return DownloadWriter(handle: handle, file: self, request: request)
+        }
+    }
+
+    /// Removes a kept partial file that cannot be resumed.
+    func discardPartial(request: URLRequest) throws {
+        try fileStep(request) {
+            if FileManager.default.fileExists(atPath: partial.path) {
+                try FileManager.default.removeItem(at: partial)
+            }
+        }
+    }
+
+    /// Moves the complete file into place, replacing what is there, in one rename.
+    func moveIntoPlace(request: URLRequest) throws {
+        try fileStep(request) {
+            guard rename(partial.path, destination.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path,
+                                                               NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+            }
+        }
+    }
+
+    /// The download failed or was cancelled: the partial file goes, unless it is kept to resume.
+    func failed() {
+        if !resumable {
+            try? FileManager.default.removeItem(at: partial)
+        }
+    }
+
+    /// Runs a file-system step, turning its errors into ``RequestError/Code/fileFailed``.
+    func fileStep<T>(_ request: URLRequest, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw RequestError(.fileFailed, request: request, detail: partial.path, underlyingError: error)
+        }
+    }
+}
+
+// MARK: - DownloadWriter
+
+/// Writes a download's chunks to its partial file.
+struct DownloadWriter {
+    let handle: FileHandle
+    let file: DownloadFile
+    let request: URLRequest
+
+    func write(_ chunk: Data) throws {
+        try file.fileStep(request) { try handle.write(contentsOf: chunk) }
+    }
+
+    func finish() throws {
+        try file.fileStep(request) {
+            try handle.synchronize()
+            try handle.close()
+        }
+    }
+
+    func abandon() {
+        try? handle.close()
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - DownloadProgress
+
+/// How much of a download has been written to disk.
+public struct DownloadProgress: Sendable, Hashable {
+    /// Bytes of the file on disk so far, a resumed part included.
+    public let bytesReceived: Int64
+    /// The whole file's length, when the server announced it.
+    public let totalBytes: Int64?
+
+    /// Creates a progress value.
+    ///
+    /// - Parameters:
+    ///   - bytesReceived: Bytes on disk so far.
+    ///   - totalBytes: The whole length, if known.
+    public init(bytesReceived: Int64, totalBytes: Int64?) {
+        self.bytesReceived = bytesReceived
+        self.totalBytes = totalBytes
+    }
+
+    /// The part received, from 0 to 1, when the length is known.
+    public var fraction: Double? {
+        guard let totalBytes else { return nil }
+        return totalBytes > 0 ? min(1, Double(bytesReceived) / Double(totalBytes)) : 1
+    }
+}
+
+// MARK: - Download
+
+/// A download under way: its progress as the body is written to disk, and its response at the end.
+///
+/// ```swift
+/// let download = session.download("https://example.com/big.iso", to: file, resumable: true)
+/// for await progress in download.progress {
+///     print(progress.bytesReceived, progress.totalBytes ?? -1)
+/// }
+/// let response = try await download.response().validate()   // response.fileURL == file
+/// ```
+public final class Download: Sendable {
+    /// Progress values, from the first byte on disk to the last; the stream ends when the download
+    /// does. Only the newest values are kept for a slow reader.
+    public let progress: AsyncStream<DownloadProgress>
+    /// Where the file goes once complete.
+    public let destination: URL
+    private let task: Task<Response, any Error>
+
+    init(progress: AsyncStream<DownloadProgress>, destination: URL, task: Task<Response, any Error>) {
+        self.progress = progress
+        self.destination = destination
+        self.task = task
+    }
+
+    /// Waits for the download to finish. Cancelling the waiting task cancels the download.
+    ///
+    /// - Returns: The response, whatever its status: for 2xx, ``Response/fileURL`` is the
+    ///   destination and ``Response/data`` is empty; otherwise nothing was written, `fileURL` is
+    ///   `nil` and `data` holds the first 64 KiB of the body, for ``Response/validate(statusCodes:contentTypes:)``.
+    /// - Throws: ``RequestError`` (``RequestError/Code/fileFailed`` when the file cannot be written,
+    ///   ``RequestError/Code/streamFailed`` when the transfer broke off), or `CancellationError`.
+    public func response() async throws -> Response {
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Cancels the download; ``response()`` then throws `CancellationError`.
+    public func cancel() {
+        task.cancel()
+    }
+}
+
+// MARK: - Session + download
+
+extension Session {
+    /// Downloads a response body to a file, streaming it to disk.
+    ///
+    /// The body goes to a partial file beside `destination` and is moved into place (replacing
+    /// any file there) only once complete. When the download fails or is cancelled, the partial
+    /// file is removed, unless `resumable` is set: then it is kept as `<destination>.part`, and the
+    /// next resumable download to the same destination asks for the rest with `Range`. A `206`
+    /// answer continues the file; any other 2xx starts it over.
+    ///
+    /// - Parameters:
+    ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
+    ///   - method: The HTTP method; `GET` by default.
+    ///   - parameters: Parameters to encode, or `nil`.
+    ///   - encoding: How to encode them; `URLEncoding.default`.
+    ///   - headers: Headers for this request.
+    ///   - destination: The file to create or replace.
+    ///   - resumable: Whether to keep a partial file on failure and resume from one.
+    ///   - timeout: The time allowed until the response head arrives, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    /// - Returns: The download, with its progress and its response. It starts at once.
+    public func download(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        to destination: URL,
+        resumable: Bool = false,
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
+    ) -> Download {
+        startDownload(to: destination, resumable: resumable, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) {
+            try self.makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
+        }
+    }
+
+    /// Downloads the response to a ready-made request to a file; see
+    /// ``download(_:method:parameters:encoding:headers:to:resumable:timeout:interceptors:redirectPolicy:)``.
+    ///
+    /// - Parameters:
+    ///   - request: The request, or anything that builds one.
+    ///   - destination: The file to create or replace.
+    ///   - resumable: Whether to keep a partial file on failure and resume from one.
+    ///   - timeout: The time allowed until the response head arrives, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    /// - Returns: The download, with its progress and its response. It starts at once.
+    public func download(
+        _ request: any URLRequestConvertible,
+        to destination: URL,
+        resumable: Bool = false,
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
+    ) -> Download {
+        startDownload(to: destination, resumable: resumable, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) {
+            try self.makeRequest(request)
+        }
+    }
+
+    private func startDownload(
+        to destination: URL,
+        resumable: Bool,
+        timeout: Duration?,
+        interceptors: [any Interceptor],
+        redirectPolicy: RedirectPolicy?,
+        build: @escaping @Sendable () throws -> URLRequest
+    ) -> Download {
+        let (stream, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let task = Task {
+            defer { continuation.finish() }
+            let file = DownloadFile(destination: destination, resumable: resumable)
+            let request = try build()
+            return try await self.performDownload(request, into: file, timeout: timeout ?? self.timeout,
+                                                  interceptors: interceptors, redirectPolicy: redirectPolicy,
+                                                  progress: continuation, mayRetryWithoutRange: true)
+        }
+        return Download(progress: stream, destination: destination, task: task)
+    }
+
+    private func performDownload(
+        _ request: URLRequest,
+        into file: DownloadFile,
+        timeout: Duration?,
+        interceptors: [any Interceptor],
+        redirectPolicy: RedirectPolicy?,
+        progress: AsyncStream<DownloadProgress>.Continuation,
+        mayRetryWithoutRange: Bool
+    ) async throws -> Response {
+        var request = request
+        let offset = file.resumableLength()
+        if offset > 0 {
+            request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+        }
+        let stream = try await self.stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        let status = stream.statusCode
+        if status == 416, offset > 0, mayRetryWithoutRange {
+            // The kept part does not fit the file any more (it changed, or was complete): start over.
+            stream.cancel()
+            try file.discardPartial(request: request)
+            return try await performDownload(request.removingRange(), into: file, timeout: timeout, interceptors: interceptors,
+                                             redirectPolicy: redirectPolicy, progress: progress, mayRetryWithoutRange: false)
+        }
+        guard (200..<300).contains(status) else {
+            return await stream.withBodyPrefix(64 << 10)
+        }
+        // A 206 to the Range asked for continues the kept part; any other 2xx is the whole body
+        // (or the range the caller asked for), from the start.
+        let resumed = status == 206 && offset > 0
+        let contentRange = stream.head.httpResponse.value(forHTTPHeaderField: "Content-Range")
+        let range = ContentRange(contentRange)
+        if resumed, range?.start != offset {
+            stream.cancel()
+            throw RequestError(.streamFailed, response: stream.head,
+                               detail: "asked for the bytes from \(offset) on, got Content-Range \(contentRange ?? "none")")
+        }
+        let start: Int64 = resumed ? offset : 0
+        let total = resumed ? (range?.total ?? stream.expectedLength.map { $0 + start }) : stream.expectedLength
+        let writer = try file.open(continuingAt: start, request: request)
+        var received = start
+        do {
+            progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
+            for try await chunk in stream.body {
+                try writer.write(chunk)
+                received += Int64(chunk.count)
+                progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
+            }
+            if let total, received != total {
+                throw RequestError(.streamFailed, response: stream.head, detail: "the body ended after \(received) of \(total) bytes")
+            }
+            try writer.finish()
+            try file.moveIntoPlace(request: request)
+        } catch {
+            writer.abandon()
+            file.failed()
+            throw error
+        }
+        return stream.head.withFileURL(file.destination)
+    }
+}
+
+extension URLRequest {
+    /// This request without a `Range` header.
+    fileprivate func removingRange() -> URLRequest {
+        var request = self
+        request.setValue(nil, forHTTPHeaderField: "Range")
+        return request
+    }
+}
+
+extension Response {
+    fileprivate func withFileURL(_ url: URL?) -> Response {
+        var copy = self
+        copy.fileURL = url
+        return copy
+    }
+}
+
+// MARK: - ContentRange
+
+/// A parsed `Content-Range: bytes <start>-<end>/<total>` value.
+struct ContentRange: Equatable {
+    let start: Int64
+    let end: Int64
+    let total: Int64?
+
+    init(start: Int64, end: Int64, total: Int64?) {
+        self.start = start
+        self.end = end
+        self.total = total
+    }
+
+    init?(_ value: String?) {
+        guard let value, value.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        let bounds = halves.first?.split(separator: "-", maxSplits: 1) ?? []
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end else { return nil }
+        self.init(start: start, end: end, total: halves.count == 2 ? Int64(halves[1]) : nil)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Streamed responses
+
+extension URLSessionTransport {
+    /// Sends a request and returns as soon as the response head has arrived, with the body still
+    /// streaming.
+    ///
+    /// Each stream runs in a `URLSession` of its own with the transport's configuration, so that
+    /// holding one stream back (see ``streamBufferLimit``) never holds back another request.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The response head and the body.
+    /// - Throws: The session's `URLError` before the head arrived; `CancellationError`.
+    public func stream(_ request: URLRequest) async throws -> (HTTPURLResponse, ResponseBody) {
+        let buffer = StreamBuffer(request: request, limit: streamBufferLimit)
+        let delegate = StreamDelegate(buffer: buffer)
+        #if canImport(FoundationNetworking)
+        let queue: OperationQueue = GatedQueue(buffer: buffer)
+        #else
+        let queue: OperationQueue? = nil
+        #endif
+        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: queue)
+        let task = streamSession.dataTask(with: request)
+        buffer.start(task)
+        streamSession.finishTasksAndInvalidate()
+        let head = try await buffer.response()
+        return (head, ResponseBody(source: buffer))
+    }
+}
+
+// MARK: - StreamDelegate
+
+/// Feeds one stream's ``StreamBuffer``; declines redirects and authentication challenges, which
+/// the session's pipeline handles.
+final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    let buffer: StreamBuffer
+
+    init(buffer: StreamBuffer) {
+        self.buffer = buffer
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        buffer.receive(response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        buffer.receive(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // FoundationNetworking answers a declined challenge by cancelling; its failure response
+        // was passed on in the challenge callback, so the head has arrived and the body is empty.
+        buffer.complete(error.map(URLSessionTransport.normalized))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        if let response = challenge.failureResponse {
+            buffer.receive(response)
+            buffer.complete(nil)
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+}
+
+#if canImport(FoundationNetworking)
+// MARK: - GatedQueue
+
+/// The delegate queue of one Linux stream: adding an operation waits while the stream's reader is
+/// behind. FoundationNetworking adds the delegate operations from its work thread, inside
+/// libcurl's callbacks, so the wait stops libcurl from reading the socket.
+final class GatedQueue: OperationQueue, @unchecked Sendable {
+    private let buffer: StreamBuffer
+
+    init(buffer: StreamBuffer) {
+        self.buffer = buffer
+        super.init()
+        maxConcurrentOperationCount = 1
+    }
+
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        buffer.waitForRoom()
+        super.addOperation { [buffer] in
+            block()
+            buffer.operationRan()
+        }
+    }
+}
+#endif

@@ -1,0 +1,175 @@
+import Foundation
+
+// MARK: - ServerSentEvent
+
+/// One event of a `text/event-stream` body, as the WHATWG HTML standard's event-stream rules
+/// dispatch it.
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event type: the `event` field, or `"message"` when the block had none.
+    public var type: String
+    /// The `data` fields of the block, joined with LF.
+    public var data: String
+    /// The last event ID when the event was dispatched: the newest `id` field seen so far in the
+    /// stream, from this block or an earlier one; `nil` when none has been seen.
+    public var id: String?
+    /// The reconnection time the stream most recently set with a `retry` field, if any.
+    public var retry: Duration?
+
+    /// Creates an event.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - data: The data.
+    ///   - id: The last event ID.
+    ///   - retry: The reconnection time.
+    public init(type: String = "message", data: String, id: String? = nil, retry: Duration? = nil) {
+        self.type = type
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
+}
+
+// MARK: - ServerSentEventParser
+
+/// Turns the lines of a `text/event-stream` into events.
+///
+/// Lines starting with `:` are comments. A line is split at its first `:` into field and value,
+/// one leading space of the value dropped; a line without `:` is a field with an empty value.
+/// `data` appends the value and an LF to the data buffer, `event` sets the type, `id` sets the
+/// last event ID (unless the value contains NUL), `retry` sets the reconnection time when the
+/// value is all ASCII digits; other fields are ignored. An empty line dispatches the event,
+/// unless its data buffer is empty; the type is reset either way. At the end of the stream an
+/// event without its empty line is discarded.
+struct ServerSentEventParser: Sendable {
+    private var data = ""
+    private var hasData = false
+    private var type = ""
+    private var lastEventID: String?
+    private var retry: Duration?
+    private var firstLine = true
+
+    /// Takes one line, without its terminator, and returns the event it dispatches, if any.
+    mutating func feed(_ line: String) -> ServerSentEvent? {
+        var line = Substring(line)
+        if firstLine {
+            firstLine = false
+            if line.first == "\u{FEFF}" { line = line.dropFirst() }
+        }
+        if line.isEmpty {
+            return dispatch()
+        }
+        if line.first == ":" {
+            return nil
+        }
+        let field: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
+        } else {
+            field = line
+            value = ""
+        }
+        switch field {
+        case "data":
+            data += value
+            data += "\n"
+            hasData = true
+        case "event":
+            type = String(value)
+        case "id":
+            if !value.contains("\0") { lastEventID = String(value) }
+        case "retry":
+            if !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+               let milliseconds = Int64(value) {
+                retry = .milliseconds(milliseconds)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func dispatch() -> ServerSentEvent? {
+        defer {
+            data = ""
+            hasData = false
+            type = ""
+        }
+        guard hasData else { return nil }
+        if data.hasSuffix("\n") { data.removeLast() }
+        return ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, id: lastEventID, retry: retry)
+    }
+}
+
+// MARK: - Events
+
+extension ResponseBody {
+    /// The body as server-sent events (`text/event-stream`), parsed by the WHATWG rules.
+    ///
+    /// ```swift
+    /// for try await event in try await session.stream(url).validate().body.events {
+    ///     print(event.type, event.data)
+    /// }
+    /// ```
+    ///
+    /// Lines may end in LF, CR LF or CR. Lines longer than 1 MiB end the sequence with an error.
+    public var events: Events { Events(body: self, maxLength: 1 << 20) }
+
+    /// A body's server-sent events, as an `AsyncSequence` of ``ServerSentEvent``.
+    public struct Events: AsyncSequence, Sendable {
+        /// One event.
+        public typealias Element = ServerSentEvent
+
+        let body: ResponseBody
+        let maxLength: Int
+
+        /// Starts reading the body.
+        ///
+        /// - Returns: The iterator; destroying it before the end cancels the transfer.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(chunks: body.makeAsyncIterator(), splitter: LineSplitter(breaksOnCR: true, maxLength: maxLength))
+        }
+
+        /// Reads events one after another.
+        public struct Iterator: AsyncIteratorProtocol {
+            var chunks: ResponseBody.Iterator
+            var splitter: LineSplitter
+            var parser = ServerSentEventParser()
+            var ready: [ServerSentEvent] = []
+            var index = 0
+            var ended = false
+
+            /// The next event.
+            ///
+            /// - Returns: The event, or `nil` at the end of the body.
+            /// - Throws: ``RequestError`` (``RequestError/Code/bodyTooLarge`` for a line over the limit,
+            ///   ``RequestError/Code/streamFailed`` for a broken transfer), or `CancellationError`.
+            public mutating func next() async throws -> ServerSentEvent? {
+                while index == ready.count {
+                    guard !ended else { return nil }
+                    ready.removeAll(keepingCapacity: true)
+                    index = 0
+                    guard let chunk = try await chunks.next() else {
+                        ended = true
+                        return nil
+                    }
+                    let lines: [String]
+                    do {
+                        lines = try splitter.feed(chunk)
+                    } catch {
+                        chunks.reader.cancelTransfer()
+                        throw RequestError(.bodyTooLarge, detail: "a line is longer than \(splitter.maxLength) bytes")
+                    }
+                    for line in lines {
+                        if let event = parser.feed(line) { ready.append(event) }
+                    }
+                }
+                defer { index += 1 }
+                return ready[index]
+            }
+        }
+    }
+}
