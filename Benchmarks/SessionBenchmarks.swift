@@ -39,6 +39,7 @@ struct SessionBenchmarks {
         if wanted("upload multipart") {
             rows.append(try await UploadBenchmark(fileSize: quick ? 64 << 20 : 1 << 30).run())
         }
+        rows += try await StreamBenchmark(size: quick ? 64 << 20 : 1 << 30, slowSize: quick ? 32 << 20 : 256 << 20).run(wanted: wanted)
         return rows
     }
 

@@ -20,8 +20,15 @@ import FoundationNetworking
 /// it, it stores those the response sets, and lists them in ``Response/cookies``.
 public struct Cookies: @unchecked Sendable {
     // `HTTPCookieStorage` is documented as safe to use from any thread.
-    /// The storage, or `nil` when cookies are neither stored nor sent.
+    /// The storage, or `nil` when cookies are neither stored nor sent (or for ``fromConfiguration``).
     public let storage: HTTPCookieStorage?
+    /// Whether the storage is the one the `URLSessionConfiguration` names.
+    let followsConfiguration: Bool
+
+    private init(storage: HTTPCookieStorage?, followsConfiguration: Bool = false) {
+        self.storage = storage
+        self.followsConfiguration = followsConfiguration
+    }
 
     /// Uses a storage of your own.
     ///
@@ -43,6 +50,18 @@ public struct Cookies: @unchecked Sendable {
 
     /// No cookies: none stored, none sent (but a `Cookie` header the request sets is sent).
     public static let none = Cookies(storage: nil)
+
+    /// The storage the session's `URLSessionConfiguration` names, when it lets `URLSession` handle
+    /// cookies (`HTTPCookieStorage.shared` for `.default`, a private one for `.ephemeral`); none
+    /// for a session over another transport.
+    public static let fromConfiguration = Cookies(storage: nil, followsConfiguration: true)
+
+    /// The setting with ``fromConfiguration`` resolved against a configuration.
+    func resolved(with configuration: URLSessionConfiguration?) -> Cookies {
+        guard followsConfiguration else { return self }
+        guard let configuration, configuration.httpShouldSetCookies else { return .none }
+        return Cookies(storage: configuration.httpCookieStorage)
+    }
 }
 
 // MARK: - CookieStage

@@ -56,9 +56,9 @@ public final class Session: Sendable {
     ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
-    ///   - cookies: Where cookies are kept; `nil` (the default) keeps them where `configuration`
-    ///     says (`HTTPCookieStorage.shared` for `.default`). The session sends and stores them
-    ///     itself; `URLSession` is told not to.
+    ///   - cookies: Where cookies are kept; by default where `configuration` says
+    ///     (`HTTPCookieStorage.shared` for `.default`). The session sends and stores them itself;
+    ///     `URLSession` is told not to.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         headers: HTTPHeaders = [:],
@@ -67,10 +67,9 @@ public final class Session: Sendable {
         interceptors: [any Interceptor] = [],
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
-        cookies: Cookies? = nil
+        cookies: Cookies = .fromConfiguration
     ) {
-        let fromConfiguration = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-        let cookies = cookies ?? Cookies(storage: fromConfiguration)
+        let cookies = cookies.resolved(with: configuration)
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
@@ -110,8 +109,8 @@ public final class Session: Sendable {
         self.interceptors = interceptors
         self.monitors = monitors
         self.redirectPolicy = redirectPolicy
-        self.cookies = cookies
-        self.innerStages = Self.innerStages(redirectPolicy, cookies)
+        self.cookies = cookies.resolved(with: nil)
+        self.innerStages = Self.innerStages(redirectPolicy, self.cookies)
         self.defaultStages = interceptors + innerStages
         let stages: [any Interceptor] = modifiers + interceptors
         self.serverOrigins = stages.compactMap { ($0 as? ServerEnvironment)?.origin }

@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Requests
+
+/// What `/drip-stats/<key>` answers.
+struct DripStats: Decodable, Sendable {
+    let sent: Int
+    let finished: Bool
+    let aborted: Bool
+    let started: Bool
+}
+
+/// Fetches a JSON answer from the loopback server with plain `URLSession`.
+func fetchJSON<T: Decodable>(_ type: T.Type, _ path: String) async throws -> T {
+    let (data, _) = try await URLSession.shared.data(from: try server().url(path))
+    return try JSONDecoder().decode(T.self, from: data)
+}
+
+/// Polls `/drip-stats/<key>` until `condition` holds or `seconds` pass; returns the last stats.
+func waitForDrip(_ key: String, seconds: Double = 5, until condition: (DripStats) -> Bool) async throws -> DripStats {
+    let end = ContinuousClock.now + .seconds(seconds)
+    var stats = try await fetchJSON(DripStats.self, "/drip-stats/\(key)")
+    while !condition(stats), ContinuousClock.now < end {
+        try await Task.sleep(for: .milliseconds(50))
+        stats = try await fetchJSON(DripStats.self, "/drip-stats/\(key)")
+    }
+    return stats
+}
+
+/// Whether `data` is the pattern the server sends: byte i is `(offset + i) % 256`.
+func isPattern(_ data: Data, from offset: Int = 0) -> Bool {
+    var index = offset
+    for byte in data {
+        if byte != UInt8(truncatingIfNeeded: index) { return false }
+        index += 1
+    }
+    return true
+}
+
+private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
+
+/// `Session.stream` against the loopback server.
+@Suite struct StreamingTests {
+    let session = Session(cookies: .none)
+
+    @Test func theFirstChunkIsReadWhileTheServerIsStillSending() async throws {
+        let key = key("early")
+        let stream = try await session.stream(try server().url("/drip/\(key)?bytes=8192&chunk=1024&interval_ms=200")).validate()
+        var chunks = stream.body.makeAsyncIterator()
+        let first = try #require(try await chunks.next())
+        #expect(!first.isEmpty && isPattern(first))
+        let stats = try await fetchJSON(DripStats.self, "/drip-stats/\(key)")
+        #expect(stats.started && !stats.finished, "the server had finished before the first chunk was read: \(stats)")
+        var total = first.count
+        while let chunk = try await chunks.next() { total += chunk.count }
+        #expect(total == 8192)
+    }
+
+    @Test func jsonLinesArriveAsLines() async throws {
+        let stream = try await session.stream(try server().url("/stream/20"))
+        #expect(stream.statusCode == 200)
+        #expect(stream.mimeType == "application/x-ndjson")
+        struct Line: Decodable { let id: Int }
+        var ids: [Int] = []
+        for try await line in stream.body.lines {
+            ids.append(try JSONDecoder().decode(Line.self, from: Data(line.utf8)).id)
+        }
+        #expect(ids == Array(0..<20))
+    }
+
+    @Test func serverSentEventsAreParsedExactly() async throws {
+        let stream = try await session.stream(try server().url("/sse")).validate(contentTypes: ["text/event-stream"])
+        var events: [ServerSentEvent] = []
+        for try await event in stream.body.events { events.append(event) }
+        let retry = Duration.milliseconds(2500)
+        #expect(events == [
+            ServerSentEvent(type: "greeting", data: "hello\nworld", id: "1", retry: retry),
+            ServerSentEvent(type: "message", data: "no event name", id: "2", retry: retry),
+            ServerSentEvent(type: "message", data: " leading space kept after the first\n", id: "2", retry: retry),
+            ServerSentEvent(type: "message", data: "cr only", id: "3", retry: retry),
+            ServerSentEvent(type: "message", data: "last", id: "3", retry: retry),
+        ])
+    }
+
+    @Test func breakingOutOfTheLoopStopsTheServersSend() async throws {
+        let key = key("break")
+        let total = 50_000_000
+        let stream = try await session.stream(try server().url("/drip/\(key)?bytes=\(total)&chunk=4096&interval_ms=10"))
+        for try await chunk in stream.body {
+            #expect(!chunk.isEmpty)
+            break
+        }
+        let stats = try await waitForDrip(key) { $0.aborted }
+        #expect(stats.aborted, "the server kept sending: \(stats)")
+        #expect(stats.sent < total)
+    }
+
+    @Test func cancellingTheReadingTaskCancelsTheTransferAtOnce() async throws {
+        let key = key("cancel")
+        let stream = try await session.stream(try server().url("/drip/\(key)?bytes=50000000&chunk=1024&interval_ms=500"))
+        let reader = Task {
+            var count = 0
+            for try await chunk in stream.body { count += chunk.count }
+            return count
+        }
+        _ = try await waitForDrip(key) { $0.sent > 0 }
+        let start = ContinuousClock.now
+        let lateness = schedulerLateness(over: .milliseconds(1))
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        #expect(ContinuousClock.now - start < .milliseconds(300) + (await lateness.value))
+        let stats = try await waitForDrip(key) { $0.aborted }
+        #expect(stats.aborted, "the server kept sending: \(stats)")
+    }
+
+    @Test func aSlowReaderHoldsTheServerBackAndGetsEveryByte() async throws {
+        let key = key("slow")
+        let total = 64 << 20
+        let stream = try await session.stream(try server().url("/drip/\(key)?bytes=\(total)&chunk=65536&interval_ms=0"))
+        var chunks = stream.body.makeAsyncIterator()
+        var received = Data(try #require(try await chunks.next()))
+        try await Task.sleep(for: .milliseconds(800))
+        let held = try await fetchJSON(DripStats.self, "/drip-stats/\(key)")
+        // 1 MiB in the buffer, plus what the sockets and libcurl hold: far from 64 MiB.
+        #expect(held.sent < 24 << 20, "the server sent \(held.sent) bytes to a reader that took one chunk")
+        var count = received.count
+        var intact = isPattern(received)
+        while let chunk = try await chunks.next() {
+            intact = intact && isPattern(chunk, from: count)
+            count += chunk.count
+        }
+        received = Data()
+        #expect(count == total)
+        #expect(intact)
+    }
+
+    @Test func validateLooksAtTheHeadAndKeepsTheErrorDocument() async throws {
+        let stream = try await session.stream(try server().url("/status/404"))
+        let error = await #expect(throws: RequestError.self) { try await stream.validate() }
+        #expect(error?.code == .unacceptableStatusCode)
+        #expect(error?.statusCode == 404)
+        #expect(error?.bodyPreview == "status 404")
+    }
+
+    @Test func collectGivesAWholeResponseAndRefusesTooMuch() async throws {
+        let response = try await session.stream(try server().url("/stream/3")).collect()
+        #expect(response.text.split(separator: "\n").count == 3)
+        let error = await #expect(throws: RequestError.self) {
+            try await session.stream(try server().url("/blob/100000")).collect(upTo: 1000)
+        }
+        #expect(error?.code == .bodyTooLarge)
+    }
+
+    @Test func aTransportWithoutStreamingDeliversTheWholeBody() async throws {
+        let mock = MockTransport(status: 200, body: Data("a\nb\n".utf8))
+        let stream = try await Session(transport: mock).stream("http://127.0.0.1/x")
+        var lines: [String] = []
+        for try await line in stream.body.lines { lines.append(line) }
+        #expect(lines == ["a", "b"])
+    }
+
+    @Test func aRetriedStreamHandsOverTheLastBody() async throws {
+        let key = key("retry")
+        let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10))
+        let stream = try await session.stream(try server().url("/flaky/\(key)/1"), interceptors: [policy])
+        #expect(stream.statusCode == 200)
+        #expect(stream.head.failedAttempts.count == 1)
+        let body = try await stream.body.collect()
+        #expect(String(decoding: body, as: UTF8.self).contains("\"method\": \"GET\""))
+    }
+}
