@@ -49,6 +49,35 @@ Endpoints:
   /slow-count-stats/<key>
                     {"max": <most in flight at once>, "total": <requests>, "inFlight": <now>}
   /problem[/<code>] an application/problem+json body with that status (422 by default)
+  /stream/<n>       n JSON lines {"id": i, "line": "line i"} (i from 0), chunked, one chunk
+                    per line, flushed; ?delay_ms=<m> waits m ms before each line after the first
+  /sse              text/event-stream: SSE_CHUNKS (comments, retry, ids, multi-line data, CR,
+                    CR LF and LF line ends, a line split across chunks), chunked, one chunk each;
+                    ?repeat=<k> sends them k times
+  /drip/<key>?bytes=<n>&chunk=<c>&interval_ms=<m>
+                    n bytes (byte i is i % 256) in chunks of c (1024), m ms apart (50), chunked;
+                    stops when the client goes away
+  /drip-stats/<key> {"started", "sent": <bytes written>, "finished", "aborted": <client went away>}
+  /range/<n>        n bytes (byte i is i % 256) with Accept-Ranges and an ETag; honours one
+                    Range (a-b, a-, -s) with 206 and Content-Range, 416 when unsatisfiable;
+                    ?norange=1 ignores Range; ?cut=<k> drops the connection after k body bytes;
+                    ?key=<k> records the Range header (or null) of each request
+  /range-log/<key>  {"ranges": [...]}
+  /blob/<n>         n bytes (byte i is i % 256) as fast as possible, Content-Length set;
+                    ?chunked=1 sends them chunked
+  /redirect-to?url=<u>&status=<code>
+                    that status (302) with Location: u and an empty body; ?count=<key> counts
+                    the request for key
+  /redirect-count/<key>
+                    {"count": <requests to /redirect-to?count=<key>>}
+  /redirect-loop/<n>
+                    302 to /redirect-loop/<(n + 1) % 2>: a loop of two
+  /cookies          {"cookies": {name: value}} from the Cookie header
+  /cookies/set?name=value&...
+                    one Set-Cookie (Path=/) per parameter, answers {"cookies": {...set}};
+                    with redirect=<url>, answers 302 to it instead
+  /cookies/delete?name&...
+                    expires those cookies, answers like /cookies
 
 Counters are keyed by the path's <key> or <realm>, so parallel tests don't interfere.
 """
@@ -85,6 +114,56 @@ FLAKY_COUNTS = {}        # key -> requests seen on /flaky/<key>/...
 RETRY_AFTER_TIMES = {}   # key -> [time.monotonic() of each /retry-after/<key>/... request]
 BEARER_REALMS = {}       # realm -> bearer state, see bearer_realm()
 SLOW_COUNTS = {}         # key -> {"inFlight", "max", "total"}
+DRIPS = {}               # key -> {"started", "sent", "finished", "aborted"}
+RANGE_LOGS = {}          # key -> [Range header or None of each /range/<n>?key=<key> request]
+REDIRECT_COUNTS = {}     # key -> requests to /redirect-to?count=<key>
+
+# 256 KiB of the byte pattern i % 256; it repeats exactly since 256 KiB is a multiple of 256.
+PATTERN = bytes(i % 256 for i in range(256 * 1024))
+# PATTERN as one chunk of a chunked body, so /blob?chunked=1 needs one write per chunk.
+PATTERN_CHUNK = b"%x\r\n" % len(PATTERN) + PATTERN + b"\r\n"
+
+# The fixed /sse stream, in three chunks: the first cut falls inside a line ("na|me\r\n"), the
+# second between a line and its CR ("cr only|\r"), so the next chunk starts with CR CR.
+SSE_CHUNKS = [
+    b": this is a comment\n"
+    b"retry: 2500\n"
+    b"\n"
+    b"id: 1\n"
+    b"event: greeting\n"
+    b"data: hello\n"
+    b"data: world\n"
+    b"\n"
+    b"data: no event na",
+    b"me\r\n"
+    b"id: 2\r\n"
+    b"\r\n"
+    b"data:  leading space kept after the first\n"
+    b"data\n"
+    b"\n"
+    b"event: ignored-without-data\n"
+    b"\n"
+    b"id: 3\r"
+    b"data: cr only",
+    b"\r"
+    b"\r"
+    b"unknown: field\n"
+    b"data: last\n"
+    b"\n"
+    b"data: unterminated at end of stream\n",
+]
+
+
+def pattern(offset, length):
+    """length bytes of the i % 256 pattern starting at offset, built from PATTERN slices."""
+    parts = []
+    position = offset % len(PATTERN)
+    while length > 0:
+        take = min(length, len(PATTERN) - position)
+        parts.append(PATTERN[position:position + take])
+        length -= take
+        position = 0
+    return b"".join(parts)
 
 
 def bearer_realm(realm):
@@ -279,6 +358,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query,
                                            keep_blank_values=True))
 
+    def number(self, query, name, default):
+        """The query parameter name as a non-negative int or float, default when absent or bad."""
+        try:
+            value = float(query[name])
+        except (KeyError, ValueError):
+            return default
+        if not value >= 0 or value == float("inf"):
+            return default
+        return int(value) if value.is_integer() else value
+
     def drop_connection(self):
         """Closes the connection without answering."""
         self.close_connection = True
@@ -412,6 +501,199 @@ class Handler(http.server.BaseHTTPRequestHandler):
             answer["multipart"] = parser.result()
         self.send_json(answer)
 
+    # Streaming endpoints
+
+    def start_chunked(self, status, content_type, headers=()):
+        """Sends the headers of a chunked response; False for HEAD, which gets no body."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        return self.command != "HEAD"
+
+    def send_chunk(self, data):
+        """Writes data as one chunk and flushes; an empty chunk would end the body, so it is skipped."""
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+    def end_chunks(self):
+        """Writes the last chunk (no trailers)."""
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def stream_lines(self, n):
+        delay = self.number(self.query(), "delay_ms", 0) / 1000
+        if not self.start_chunked(200, "application/x-ndjson"):
+            return
+        for i in range(min(n, 100000)):
+            if i and delay:
+                time.sleep(delay)
+            self.send_chunk((json.dumps({"id": i, "line": f"line {i}"}, sort_keys=True) + "\n").encode())
+        self.end_chunks()
+
+    def sse(self):
+        repeat = int(self.number(self.query(), "repeat", 1))
+        if not self.start_chunked(200, "text/event-stream", [("Cache-Control", "no-cache")]):
+            return
+        for _ in range(repeat):
+            for chunk in SSE_CHUNKS:
+                self.send_chunk(chunk)
+        self.end_chunks()
+
+    def drip(self, key):
+        query = self.query()
+        total = int(self.number(query, "bytes", 1024))
+        size = max(1, int(self.number(query, "chunk", 1024)))
+        interval = self.number(query, "interval_ms", 50) / 1000
+        state = {"started": True, "sent": 0, "finished": False, "aborted": False}
+        with STATE_LOCK:
+            DRIPS[key] = state
+        if not self.start_chunked(200, "application/octet-stream"):
+            return
+        sent = 0
+        try:
+            while sent < total:
+                if sent and interval:
+                    time.sleep(interval)
+                data = pattern(sent, min(size, total - sent))
+                self.send_chunk(data)
+                sent += len(data)
+                with STATE_LOCK:
+                    state["sent"] = sent
+            self.end_chunks()
+            with STATE_LOCK:
+                state["finished"] = True
+        except OSError:
+            with STATE_LOCK:
+                state["aborted"] = True
+            self.close_connection = True
+
+    def drip_stats(self, key):
+        with STATE_LOCK:
+            state = dict(DRIPS.get(key, {"started": False, "sent": 0, "finished": False, "aborted": False}))
+        self.send_json(state)
+
+    def write_pattern(self, offset, length, block=64 * 1024):
+        """Writes length pattern bytes from offset; False when the client went away."""
+        try:
+            while length > 0:
+                take = min(block, length)
+                self.wfile.write(pattern(offset, take))
+                offset += take
+                length -= take
+            return True
+        except OSError:
+            self.close_connection = True
+            return False
+
+    def range(self, n):
+        query = self.query()
+        n = min(n, 512 * 1024 * 1024)
+        header = self.headers.get("Range")
+        if query.get("key"):
+            with STATE_LOCK:
+                RANGE_LOGS.setdefault(query["key"], []).append(header)
+        start, end = 0, n - 1
+        status = 200
+        match = re.fullmatch(r"bytes=(\d*)-(\d*)", header.strip()) if header and query.get("norange") != "1" else None
+        first, last = match.groups() if match else ("", "")
+        # A range without numbers or with last < first is invalid, so the header is ignored.
+        if (first or last) and not (first and last and int(last) < int(first)):
+            if first:
+                start = int(first)
+                end = min(int(last), n - 1) if last else n - 1
+            else:
+                start = max(0, n - int(last))
+            if start >= n:
+                return self.send(416, b"", "text/plain", [("Content-Range", f"bytes */{n}")])
+            status = 206
+        length = end - start + 1 if n else 0
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(length))
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("ETag", f'"range-{n}"')
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {start}-{end}/{n}")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        cut = self.number(query, "cut", None)
+        if cut is not None and int(cut) < length:
+            if self.write_pattern(start, int(cut)):
+                self.wfile.flush()
+                self.drop_connection()
+            return
+        self.write_pattern(start, length)
+
+    def blob(self, n):
+        n = min(n, 8 * 1024 * 1024 * 1024)
+        chunked = self.query().get("chunked") == "1"
+        if chunked:
+            self.start_chunked(200, "application/octet-stream")
+        else:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(n))
+            self.end_headers()
+        if self.command == "HEAD":
+            return
+        sent = 0
+        try:
+            while sent < n:
+                take = min(len(PATTERN), n - sent)
+                if take == len(PATTERN):
+                    self.wfile.write(PATTERN_CHUNK if chunked else PATTERN)
+                elif chunked:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (take, PATTERN[:take]))
+                else:
+                    self.wfile.write(PATTERN[:take])
+                sent += take
+            if chunked:
+                self.end_chunks()
+        except OSError:
+            self.close_connection = True
+
+    def redirect_to(self):
+        query = self.query()
+        if "count" in query:
+            with STATE_LOCK:
+                REDIRECT_COUNTS[query["count"]] = REDIRECT_COUNTS.get(query["count"], 0) + 1
+        status = int(query["status"]) if query.get("status", "").isdigit() else 302
+        self.send(status, b"", "text/plain", [("Location", query.get("url", "/"))])
+
+    def cookie_jar(self):
+        jar = {}
+        for header in self.headers.get_all("Cookie") or []:
+            for pair in header.split(";"):
+                name, _, value = pair.strip().partition("=")
+                if name:
+                    jar[name] = value
+        return jar
+
+    def cookies(self, action):
+        pairs = urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query, keep_blank_values=True)
+        if action == "set":
+            redirect = None
+            headers = []
+            cookies = {}
+            for name, value in pairs:
+                if name == "redirect":
+                    redirect = value
+                    continue
+                headers.append(("Set-Cookie", f"{name}={value}; Path=/"))
+                cookies[name] = value
+            if redirect is not None:
+                return self.send(302, b"", "text/plain", headers + [("Location", redirect)])
+            return self.send(200, json.dumps({"cookies": cookies}, sort_keys=True).encode(), "application/json", headers)
+        if action == "delete":
+            headers = [("Set-Cookie", f"{name}=; Path=/; Max-Age=0") for name, _ in pairs]
+            return self.send(200, json.dumps({"cookies": self.cookie_jar()}, sort_keys=True).encode(), "application/json", headers)
+        self.send_json({"cookies": self.cookie_jar()})
+
     def route(self):
         if urllib.parse.urlsplit(self.path).path == "/upload":
             return self.upload()
@@ -472,6 +754,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.problem(422)
         elif head == "problem" and len(parts) == 2 and arg.isdigit():
             self.problem(int(arg))
+        elif head == "stream" and arg.isdigit():
+            self.stream_lines(int(arg))
+        elif head == "sse" and len(parts) == 1:
+            self.sse()
+        elif head == "drip" and len(parts) == 2:
+            self.drip(arg)
+        elif head == "drip-stats" and len(parts) == 2:
+            self.drip_stats(arg)
+        elif head == "range" and arg.isdigit():
+            self.range(int(arg))
+        elif head == "range-log" and len(parts) == 2:
+            with STATE_LOCK:
+                ranges = list(RANGE_LOGS.get(arg, []))
+            self.send_json({"ranges": ranges})
+        elif head == "blob" and arg.isdigit():
+            self.blob(int(arg))
+        elif head == "redirect-to" and len(parts) == 1:
+            self.redirect_to()
+        elif head == "redirect-count" and len(parts) == 2:
+            with STATE_LOCK:
+                count = REDIRECT_COUNTS.get(arg, 0)
+            self.send_json({"count": count})
+        elif head == "redirect-loop" and arg.isdigit():
+            self.send(302, b"", "text/plain", [("Location", f"/redirect-loop/{(int(arg) + 1) % 2}")])
+        elif head == "cookies" and len(parts) in (1, 2) and arg in ("", "set", "delete"):
+            self.cookies(arg)
         else:
             self.send(404, f"no route for {path}".encode(), "text/plain; charset=utf-8")
 

@@ -141,3 +141,21 @@ import Testing
         #expect(monitor.events == ["send 1 GET /redirect/1", "receive 1 302", "send 2 GET /redirect/0", "receive 2 200"])
     }
 }
+
+/// Redirects of streams and downloads, which the transport delivers through its delegate.
+@Suite struct StreamRedirectTests {
+    @Test func aStreamFollowsRedirectsAndRecordsThem() async throws {
+        let stream = try await Session(cookies: .none).stream(try server().url("/redirect/2"))
+        #expect(stream.statusCode == 200)
+        #expect(stream.head.redirects.map(\.path) == ["/redirect/2", "/redirect/1"])
+        let echo = try JSONDecoder().decode(Echo.self, from: try await stream.body.collect())
+        #expect(echo.path == "/redirect/0")
+    }
+
+    @Test func aStreamCanReturnThe3xx() async throws {
+        let stream = try await Session(cookies: .none).stream(try server().url("/redirect/1"), redirectPolicy: .doNotFollow)
+        #expect(stream.statusCode == 302)
+        #expect(stream.headers["Location"] == "/redirect/0")
+        _ = try await stream.body.collect()
+    }
+}

@@ -98,6 +98,18 @@ struct CookieStage: Interceptor {
             fields["Set-Cookie"] = value
         }
         guard !fields.isEmpty else { return [] }
-        return HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
+        return HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).map(expiringByMaxAge)
+    }
+
+    /// The cookie with `Max-Age` applied as its expiry date (RFC 6265 5.2.2; 0 or less expires
+    /// it at once). FoundationNetworking keeps `Max-Age` as a bare property and never expires such
+    /// a cookie, so a server could not delete one; Apple's `HTTPCookie` already sets the date.
+    static func expiringByMaxAge(_ cookie: HTTPCookie) -> HTTPCookie {
+        guard cookie.expiresDate == nil, var properties = cookie.properties,
+              let maxAge = (properties[.maximumAge] as? String).flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        else { return cookie }
+        properties[.maximumAge] = nil
+        properties[.expires] = maxAge <= 0 ? Date(timeIntervalSince1970: 0) : Date(timeIntervalSinceNow: TimeInterval(maxAge))
+        return HTTPCookie(properties: properties) ?? cookie
     }
 }

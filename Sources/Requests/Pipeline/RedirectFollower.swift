@@ -19,12 +19,17 @@ struct RedirectFollower: Interceptor {
         var current = request
         var chain: [URL] = []
         var visited: Set<String> = []
+        var cookies: [HTTPCookie] = []
         while true {
             var response = try await next(current)
+            if !cookies.isEmpty {
+                response.cookies = cookies + response.cookies
+            }
             guard let target = try redirectTarget(of: response) else {
                 response.redirects = chain
                 return response
             }
+            cookies = response.cookies
             let from = current.url ?? target
             chain.append(from)
             visited.insert(Self.key(current.httpMethod, from))

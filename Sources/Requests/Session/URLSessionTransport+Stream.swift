@@ -9,8 +9,8 @@ extension URLSessionTransport {
     /// Sends a request and returns as soon as the response head has arrived, with the body still
     /// streaming.
     ///
-    /// Each stream runs in a `URLSession` of its own with the transport's configuration, so that
-    /// holding one stream back (see ``streamBufferLimit``) never holds back another request.
+    /// Each stream runs in a `URLSession` of its own with the transport's configuration and a
+    /// delegate that feeds the stream's buffer (see ``streamBufferLimit``).
     ///
     /// - Parameter request: The request.
     /// - Returns: The response head and the body.
@@ -18,12 +18,7 @@ extension URLSessionTransport {
     public func stream(_ request: URLRequest) async throws -> (HTTPURLResponse, ResponseBody) {
         let buffer = StreamBuffer(request: request, limit: streamBufferLimit)
         let delegate = StreamDelegate(buffer: buffer)
-        #if canImport(FoundationNetworking)
-        let queue: OperationQueue = GatedQueue(buffer: buffer)
-        #else
-        let queue: OperationQueue? = nil
-        #endif
-        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: queue)
+        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
         let task = streamSession.dataTask(with: request)
         buffer.start(task)
         streamSession.finishTasksAndInvalidate()
@@ -58,7 +53,7 @@ final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         // FoundationNetworking answers a declined challenge by cancelling; its failure response
         // was passed on in the challenge callback, so the head has arrived and the body is empty.
-        buffer.complete(error.map(URLSessionTransport.normalized))
+        buffer.complete(error.map(URLSessionTransport.normalized), response: task.response)
     }
 
     func urlSession(
@@ -83,28 +78,3 @@ final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
         #endif
     }
 }
-
-#if canImport(FoundationNetworking)
-// MARK: - GatedQueue
-
-/// The delegate queue of one Linux stream: adding an operation waits while the stream's reader is
-/// behind. FoundationNetworking adds the delegate operations from its work thread, inside
-/// libcurl's callbacks, so the wait stops libcurl from reading the socket.
-final class GatedQueue: OperationQueue, @unchecked Sendable {
-    private let buffer: StreamBuffer
-
-    init(buffer: StreamBuffer) {
-        self.buffer = buffer
-        super.init()
-        maxConcurrentOperationCount = 1
-    }
-
-    override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        buffer.waitForRoom()
-        super.addOperation { [buffer] in
-            block()
-            buffer.operationRan()
-        }
-    }
-}
-#endif

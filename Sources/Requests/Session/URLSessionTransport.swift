@@ -15,8 +15,10 @@ import FoundationNetworking
 public struct URLSessionTransport: Transport {
     /// The session that carries the requests.
     public let session: URLSession
-    /// How many bytes of a streamed body may wait for a slow reader before the transfer is held
-    /// back until the reader has taken half of them; 1 MiB unless given.
+    /// How many bytes of a streamed body may wait in memory for a slow reader; 1 MiB unless given.
+    /// Beyond it, on Apple platforms the transfer is paused until the reader has taken half of
+    /// them; on Linux, where FoundationNetworking cannot pause a transfer, the rest waits in an
+    /// unlinked temporary file, read back in order.
     public let streamBufferLimit: Int
     /// Answers the challenges of a session this transport made; `nil` over a caller's session.
     private let challenges: ChallengeDelegate?

@@ -5,29 +5,33 @@ import FoundationNetworking
 
 // MARK: - StreamBuffer
 
-/// The chunks a data task has received and its reader has not taken yet, with the back-pressure
-/// that keeps them under a limit.
+/// The chunks a data task has received and its reader has not taken yet, kept within a memory
+/// limit when the reader is slower than the network.
 ///
-/// The delegate fills it; one reader drains it. Once more than `limit` bytes wait, the network is
-/// held back until the reader has taken them down to half the limit:
-/// - on Linux, by blocking the URLSession's work thread (``waitForRoom()``, called from the
-///   delegate queue's `addOperation`), so libcurl stops reading the socket and TCP holds the
-///   server back; `URLSessionTask.suspend()` there removes the transfer from libcurl and starts
-///   it over on `resume()`, which would corrupt the body;
-/// - on Apple platforms, by suspending the task, which pauses it.
+/// The delegate fills it; one reader drains it. Once `limit` bytes wait in memory:
+/// - on Apple platforms the task is suspended, which pauses the transfer (TCP then holds the
+///   server back), and resumed when the reader has taken the buffer down to half the limit;
+/// - on Linux the further chunks go to an unlinked temporary file (``SpillFile``), read back in
+///   order, because FoundationNetworking cannot pause a transfer: `URLSessionTask.suspend()`
+///   removes it from libcurl and `resume()` starts the request over, and blocking the delegate
+///   would block the one queue that every `URLSession` in the process shares. A reader more than
+///   `spillLimit` bytes behind fails the stream with ``RequestError/Code/bodyTooLarge``.
 ///
-/// Invariants, under `condition`:
+/// Invariants, under `lock`:
 /// - `headWaiter` and `waiter` are each resumed at most once, and taken out before resuming;
-/// - `waiter` exists only while `chunks` is empty and `end` is `nil`;
-/// - `buffered` is the byte count of `chunks`;
-/// - once `cancelled` or `end` is set, nothing blocks and nothing is buffered any more.
+/// - `waiter` exists only while nothing is buffered (in memory or spilled) and `end` is `nil`;
+/// - `buffered` is the byte count of `chunks`; spilled bytes are newer than every chunk;
+/// - once `cancelled` is set, nothing is buffered any more.
 final class StreamBuffer: ChunkSource, @unchecked Sendable {
     /// How many bytes may wait before the network is held back.
     let limit: Int
     /// The request, for naming it in errors.
     let request: URLRequest
 
-    private let condition = NSCondition()
+    /// How far behind the network a Linux reader may fall before the stream fails.
+    let spillLimit: Int
+
+    private let lock = NSLock()
     private var task: URLSessionTask?
     private var head: HTTPURLResponse?
     private var headWaiter: CheckedContinuation<HTTPURLResponse, any Error>?
@@ -37,14 +41,15 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var end: (any Error)??
     private var cancelled = false
-    /// Delegate operations queued and not run yet (Linux).
-    private var queued = 0
     /// The task is suspended for back-pressure (Apple platforms).
     private var suspended = false
+    /// Where chunks go while the memory buffer is full (Linux).
+    private var spill: SpillFile?
 
-    init(request: URLRequest, limit: Int) {
+    init(request: URLRequest, limit: Int, spillLimit: Int = 4 << 30) {
         self.request = request
         self.limit = max(limit, 1)
+        self.spillLimit = spillLimit
     }
 
     /// Starts the task, unless the stream was cancelled first.
@@ -82,31 +87,57 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
     /// A chunk of the body arrived.
     func receive(_ data: Data) {
         guard !data.isEmpty else { return }
-        let (waiting, suspend): (CheckedContinuation<Data?, any Error>?, URLSessionTask?) = locked {
-            guard !cancelled, end == nil else { return (nil, nil) }
+        let (waiting, task, failure) = locked { () -> (CheckedContinuation<Data?, any Error>?, URLSessionTask?, (any Error)?) in
+            guard !cancelled, end == nil else { return (nil, nil, nil) }
             if let waiter {
                 self.waiter = nil
-                return (waiter, nil)
+                return (waiter, nil, nil)
             }
+            #if canImport(FoundationNetworking)
+            do {
+                if spill == nil, buffered + data.count <= limit {
+                    chunks.append(data)
+                    buffered += data.count
+                    return (nil, nil, nil)
+                }
+                let file = try spill ?? SpillFile()
+                spill = file
+                try file.append(data)
+                guard file.count <= spillLimit else {
+                    throw RequestError(.bodyTooLarge, request: request,
+                                       detail: "the reader fell more than \(spillLimit) bytes behind the network")
+                }
+                return (nil, nil, nil)
+            } catch {
+                let failure = error is RequestError ? error : RequestError(.streamFailed, request: request, detail: "could not buffer the body on disk", underlyingError: error)
+                end = .some(failure)
+                return (nil, self.task, failure)
+            }
+            #else
             chunks.append(data)
             buffered += data.count
-            #if canImport(FoundationNetworking)
-            return (nil, nil)
-            #else
-            guard buffered >= limit, !suspended else { return (nil, nil) }
+            guard buffered >= limit, !suspended else { return (nil, nil, nil) }
             suspended = true
-            return (nil, task)
+            return (nil, self.task, nil)
             #endif
         }
         waiting?.resume(returning: data)
-        suspend?.suspend()
+        if failure != nil {
+            task?.cancel()
+        } else {
+            task?.suspend()
+        }
     }
 
-    /// The task completed, with `error` or without.
-    func complete(_ error: (any Error)?) {
+    /// The task completed, with `error` or without. `response` is the task's response, for a head
+    /// that was not announced on its own (FoundationNetworking does not announce a 3xx whose
+    /// redirect was declined).
+    func complete(_ error: (any Error)?, response: URLResponse? = nil) {
+        if error == nil, let response, locked({ head == nil }) {
+            receive(response)
+        }
         let (headWaiting, waiting) = locked {
             if end == nil { end = .some(error) }
-            condition.broadcast()
             defer { headWaiter = nil; waiter = nil }
             return (headWaiter, waiter)
         }
@@ -119,25 +150,6 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
             } else {
                 waiting.resume(returning: nil)
             }
-        }
-    }
-
-    /// Blocks the calling thread (URLSession's work thread, adding a delegate operation) while the
-    /// reader is behind; then counts the operation as queued.
-    func waitForRoom() {
-        condition.lock()
-        while !cancelled, end == nil, buffered >= limit || queued >= 16 {
-            condition.wait()
-        }
-        queued += 1
-        condition.unlock()
-    }
-
-    /// A queued delegate operation ran.
-    func operationRan() {
-        locked {
-            queued -= 1
-            condition.broadcast()
         }
     }
 
@@ -193,14 +205,24 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
                 }
                 buffered -= chunk.count
                 var resume: URLSessionTask?
-                if buffered < limit / 2 {
-                    condition.broadcast()
-                    if suspended {
-                        suspended = false
-                        resume = task
-                    }
+                if suspended, buffered < limit / 2 {
+                    suspended = false
+                    resume = task
                 }
                 return (.success(chunk), resume)
+            }
+            if let file = spill {
+                do {
+                    if let data = try file.take(upTo: 256 << 10) {
+                        if file.count == 0 {
+                            file.close()
+                            spill = nil
+                        }
+                        return (.success(data), nil)
+                    }
+                } catch {
+                    return (.failure(RequestError(.streamFailed, request: request, detail: "could not read the body back from disk", underlyingError: error)), nil)
+                }
             }
             if let end {
                 if let error = end { return (.failure(failure(error)), nil) }
@@ -218,14 +240,13 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
             chunks = []
             first = 0
             buffered = 0
-            condition.broadcast()
+            spill?.close()
+            spill = nil
             defer { headWaiter = nil; waiter = nil }
             return (end == nil ? self.task : nil, headWaiter, waiter)
         }
         headWaiting?.resume(throwing: CancellationError())
         waiting?.resume(throwing: CancellationError())
-        // After the lock: on Linux, cancelling waits for the work thread, which `waitForRoom()`
-        // has just released.
         task?.cancel()
     }
 
@@ -237,8 +258,8 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return try body()
     }
 }
