@@ -165,6 +165,13 @@ private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix
         #expect(error?.code == .bodyTooLarge)
     }
 
+    @Test func aBasicChallengeIsReturnedAsA401InsteadOfAHang() async throws {
+        let stream = try await session.stream(try server().url("/basic-auth/user/pass"), timeout: .seconds(10))
+        #expect(stream.statusCode == 401)
+        #expect(stream.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        _ = try await stream.body.collect()
+    }
+
     @Test func aTransportWithoutStreamingDeliversTheWholeBody() async throws {
         let mock = MockTransport(status: 200, body: Data("a\nb\n".utf8))
         let stream = try await Session(transport: mock).stream("http://127.0.0.1/x")

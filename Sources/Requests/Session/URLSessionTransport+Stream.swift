@@ -18,7 +18,12 @@ extension URLSessionTransport {
     public func stream(_ request: URLRequest) async throws -> (HTTPURLResponse, ResponseBody) {
         let buffer = StreamBuffer(request: request, limit: streamBufferLimit)
         let delegate = StreamDelegate(buffer: buffer)
-        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+        let queue: OperationQueue? = InlineQueue()
+        #else
+        let queue: OperationQueue? = nil
+        #endif
+        let streamSession = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: queue)
         let task = streamSession.dataTask(with: request)
         buffer.start(task)
         streamSession.finishTasksAndInvalidate()
@@ -72,9 +77,31 @@ final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
             buffer.receive(response)
             buffer.complete(nil)
         }
-        completionHandler(.cancelAuthenticationChallenge, nil)
+        // This runs on FoundationNetworking's work queue (``InlineQueue``); declining cancels the
+        // task, which must not wait for that queue.
+        DispatchQueue.global().async {
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
 }
+
+#if canImport(FoundationNetworking)
+// MARK: - InlineQueue
+
+/// The delegate queue of a Linux stream: it runs each delegate call at once, on the thread that
+/// adds it, which is FoundationNetworking's work queue inside libcurl's callback.
+///
+/// With an ordinary queue, libcurl hands chunks over faster than a serial `OperationQueue` runs
+/// them, and the chunks waiting in that queue (tens of MiB for a fast server) are memory that no
+/// buffer limit can see. Run in place, every chunk reaches the ``StreamBuffer`` before libcurl
+/// reads the next. The stream's delegate never waits and never calls back into `URLSession`
+/// synchronously.
+final class InlineQueue: OperationQueue, @unchecked Sendable {
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        block()
+    }
+}
+#endif

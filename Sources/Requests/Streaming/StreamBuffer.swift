@@ -123,7 +123,8 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
         }
         waiting?.resume(returning: data)
         if failure != nil {
-            task?.cancel()
+            // Off the delegate's thread, which may be the one cancelling waits for.
+            DispatchQueue.global().async { task?.cancel() }
         } else {
             task?.suspend()
         }
