@@ -7,10 +7,13 @@ let package = Package(
     products: [
         .library(name: "ParameterEncoding", targets: ["ParameterEncoding"]),
         .library(name: "Requests", targets: ["Requests"]),
+        .executable(name: "req", targets: ["req"]),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
         .target(name: "Requests", dependencies: ["ParameterEncoding"]),
+        // `req`, an httpie-style command line on the public Requests API.
+        .executableTarget(name: "req", dependencies: ["Requests"]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["ParameterEncoding", "Requests", "LoopbackFixture"],
@@ -20,6 +23,7 @@ let package = Package(
         .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py"]),
         .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding"]),
         .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture"]),
+        .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture"]),
     ],
     swiftLanguageModes: [.v6]
 )

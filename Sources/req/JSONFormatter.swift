@@ -1,0 +1,74 @@
+import Foundation
+
+// MARK: - JSONFormatter
+
+/// Re-indents a JSON document token by token, keeping its key order, and colours the tokens.
+///
+/// It does not build a tree, so it keeps the server's order and never loses precision; a
+/// document that is not JSON comes back `nil`, to be printed as it is.
+enum JSONFormatter {
+    static func format(_ data: Data, style: Style, indent: Int = 4) -> String? {
+        guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else { return nil }
+        let bytes = Array(data)
+        var output = ""
+        var depth = 0
+        var index = 0
+        var expectingKey = false
+        var stack: [UInt8] = []
+        func newline() {
+            output += "\n" + String(repeating: " ", count: depth * indent)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let close: UInt8 = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                var next = index + 1
+                while next < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[next]) { next += 1 }
+                if next < bytes.count, bytes[next] == close {
+                    output += byte == UInt8(ascii: "{") ? "{}" : "[]"
+                    index = next + 1
+                } else {
+                    output.append(Character(Unicode.Scalar(byte)))
+                    stack.append(byte)
+                    depth += 1
+                    newline()
+                    expectingKey = byte == UInt8(ascii: "{")
+                    index += 1
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                stack.removeLast()
+                newline()
+                output.append(Character(Unicode.Scalar(byte)))
+                index += 1
+            case UInt8(ascii: ","):
+                output += ","
+                newline()
+                expectingKey = stack.last == UInt8(ascii: "{")
+                index += 1
+            case UInt8(ascii: ":"):
+                output += ": "
+                index += 1
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                let token = String(decoding: bytes[index...min(end, bytes.count - 1)], as: UTF8.self)
+                output += expectingKey ? style.key(token) : style.string(token)
+                expectingKey = false
+                index = end + 1
+            default:
+                var end = index
+                while end < bytes.count, !",:]} \n\r\t".utf8.contains(bytes[end]) { end += 1 }
+                let token = String(decoding: bytes[index..<end], as: UTF8.self)
+                output += ["true", "false", "null"].contains(token) ? style.literal(token) : style.number(token)
+                index = end
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Requests
+
+// MARK: - RequestPlan
+
+/// The request the command line describes, built with the library's own encoders.
+struct RequestPlan {
+    static let userAgent = "req/\(Version.current)"
+
+    let request: URLRequest
+
+    /// Builds the request.
+    ///
+    /// - Parameters:
+    ///   - options: The parsed command line.
+    ///   - storedHeaders: Headers from a `--session` file; the command line's win.
+    /// - Throws: ``UsageError`` for a bad item, URL or file; the library's errors for values it
+    ///   cannot encode.
+    init(_ options: Options, storedHeaders: [String: String] = [:]) throws {
+        var query: [(String, any Sendable)] = []
+        var fields = FieldTree()
+        var files: [MultipartFormBody.Part] = []
+        var headers = HTTPHeaders()
+        var orderedFields: [(String, any Sendable)] = []
+        for item in options.items {
+            switch item.kind {
+            case .query:
+                query.append((item.name, item.value))
+            case .header:
+                headers.update(name: item.name, value: item.value.trimmingCharacters(in: .whitespaces))
+            case .field:
+                try fields.add(item.name, item.value)
+                orderedFields.append((item.name, item.value))
+            case .json:
+                let value = try JSONInput.parse(item.value, item: "\(item.name):=\(item.value)")
+                try fields.add(item.name, value)
+                orderedFields.append((item.name, value))
+            case .textFile:
+                let text = try Self.read(item.value, for: "\(item.name)=@\(item.value)")
+                try fields.add(item.name, text)
+                orderedFields.append((item.name, text))
+            case .jsonFile:
+                let text = try Self.read(item.value, for: "\(item.name):=@\(item.value)")
+                let value = try JSONInput.parse(text, item: "\(item.name):=@\(item.value)")
+                try fields.add(item.name, value)
+                orderedFields.append((item.name, value))
+            case .file:
+                let url = URL(fileURLWithPath: item.value)
+                guard FileManager.default.isReadableFile(atPath: url.path) else {
+                    throw UsageError("\"\(item.name)@\(item.value)\": cannot read \(item.value)")
+                }
+                files.append(.file(item.name, at: url))
+            }
+        }
+        let hasBody = !fields.isEmpty || !files.isEmpty
+        let method = HTTPMethod(rawValue: options.method ?? (hasBody ? "POST" : "GET"))
+        var url = try Self.url(options.url)
+        if !query.isEmpty {
+            url = try Self.appending(query, to: url)
+        }
+        let encoding = options.encoding ?? (files.isEmpty ? .json : .form)
+        var all = HTTPHeaders()
+        all.update(name: "User-Agent", value: Self.userAgent)
+        all.update(name: "Accept", value: encoding == .json && hasBody ? "application/json, */*;q=0.5" : "*/*")
+        for (name, value) in storedHeaders.sorted(by: { $0.key < $1.key }) {
+            all.update(name: name, value: value)
+        }
+        for header in headers {
+            all.update(header)
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        for header in all {
+            request.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        if let auth = options.bearer {
+            request.setValue("Bearer \(auth)", forHTTPHeaderField: "Authorization")
+        }
+        if !files.isEmpty {
+            guard encoding == .form else {
+                throw UsageError("files (field@path) are sent as multipart; use --form, or no encoding flag")
+            }
+            var parts = orderedFields.map { MultipartFormBody.Part.text($0.0, Self.text(of: $0.1)) }
+            parts += files
+            let body = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
+            request = try body.applied(to: request)
+        } else if hasBody {
+            request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
+        }
+        self.request = request
+    }
+
+    /// The library encoding for a body encoding flag.
+    static func encoding(_ encoding: Options.BodyEncoding, _ options: Options) -> any ParameterEncoding {
+        let arrays: URLEncoding.ArrayEncoding = switch options.arrays {
+        case "no-brackets": .noBrackets
+        case "index": .indexInBrackets
+        default: .brackets
+        }
+        let bools: URLEncoding.BoolEncoding = options.bools == "literal" ? .literal : .numeric
+        switch encoding {
+        case .json: return JSONEncoding.default
+        case .form: return URLEncoding(destination: .httpBody, arrayEncoding: arrays, boolEncoding: bools)
+        case .query: return URLEncoding(destination: .queryString, arrayEncoding: arrays, boolEncoding: bools)
+        case .plist: return PropertyListEncoding(format: .xml)
+        case .plistBinary: return PropertyListEncoding(format: .binary)
+        }
+    }
+
+    /// A field value as multipart text: strings as they are, other values as JSON.
+    private static func text(of value: any Sendable) -> String {
+        if let string = value as? String { return string }
+        return (try? JSONEncoding.default.data(for: value)).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
+    }
+
+    /// The URL, with `http://` added when the scheme is missing and `localhost` when only a port is.
+    static func url(_ text: String) throws -> URL {
+        var text = text
+        if text.hasPrefix(":") {
+            text = "localhost" + text
+        }
+        let lowered = text.lowercased()
+        if !lowered.hasPrefix("http://"), !lowered.hasPrefix("https://") {
+            text = "http://" + text
+        }
+        guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
+            throw UsageError("\"\(text)\" is not a URL")
+        }
+        if url.path.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.path = "/"
+            return components.url ?? url
+        }
+        return url
+    }
+
+    /// The URL with query items appended, written by `URLEncoding`.
+    private static func appending(_ query: [(String, any Sendable)], to url: URL) throws -> URL {
+        let written = try URLEncoding.queryString.encode(URLRequest(url: url), withOrderedPairs: query)
+        return written.url ?? url
+    }
+
+    private static func read(_ path: String, for item: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("\"\(item)\": cannot read \(path)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
