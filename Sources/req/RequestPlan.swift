@@ -55,13 +55,14 @@ struct RequestPlan {
                 files.append(.file(item.name, at: url))
             }
         }
-        let hasBody = !fields.isEmpty || !files.isEmpty
+        let encoding = options.encoding ?? (files.isEmpty ? .json : .form)
+        // With --query the fields go to the URL, so they are not body data.
+        let hasBody = (!fields.isEmpty && encoding != .query) || !files.isEmpty
         let method = HTTPMethod(rawValue: options.method ?? (hasBody ? "POST" : "GET"))
         var url = try Self.url(options.url)
         if !query.isEmpty {
             url = try Self.appending(query, to: url)
         }
-        let encoding = options.encoding ?? (files.isEmpty ? .json : .form)
         var all = HTTPHeaders()
         all.update(name: "User-Agent", value: Self.userAgent)
         all.update(name: "Accept", value: encoding == .json && hasBody ? "application/json, */*;q=0.5" : "*/*")
@@ -87,7 +88,7 @@ struct RequestPlan {
             parts += files
             let body = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
             request = try body.applied(to: request)
-        } else if hasBody {
+        } else if !fields.isEmpty {
             request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
         }
         self.request = request

@@ -61,7 +61,8 @@ Endpoints:
   /range/<n>        n bytes (byte i is i % 256) with Accept-Ranges and an ETag; honours one
                     Range (a-b, a-, -s) with 206 and Content-Range, 416 when unsatisfiable;
                     ?norange=1 ignores Range; ?cut=<k> drops the connection after k body bytes;
-                    ?key=<k> records the Range header (or null) of each request
+                    ?key=<k> records the Range header (or null) of each request;
+                    ?filename=<f> adds Content-Disposition: attachment; filename="<f>"
   /range-log/<key>  {"ranges": [...]}
   /blob/<n>         n bytes (byte i is i % 256) as fast as possible, Content-Length set;
                     ?chunked=1 sends them chunked
@@ -618,6 +619,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("ETag", f'"range-{n}"')
         if status == 206:
             self.send_header("Content-Range", f"bytes {start}-{end}/{n}")
+        if query.get("filename"):
+            self.send_header("Content-Disposition", f'attachment; filename="{query["filename"]}"')
         self.end_headers()
         if self.command == "HEAD":
             return

@@ -1,0 +1,137 @@
+import Foundation
+import LoopbackFixture
+
+// MARK: - Running req
+
+/// What one run of `req` left behind.
+struct Run {
+    let status: Int32
+    let stdout: Data
+    let stderr: String
+
+    var output: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// The loopback server shared by these tests.
+func server() throws -> LoopbackServer {
+    try LoopbackServer.shared.get()
+}
+
+/// The `req` executable SwiftPM built beside the tests.
+func reqExecutable() throws -> URL {
+    var candidates: [URL] = []
+    if let executable = Bundle.main.executableURL {
+        candidates.append(executable.deletingLastPathComponent())
+    }
+    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    for bundle in Bundle.allBundles {
+        candidates.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    candidates.append(root.appendingPathComponent(".build/debug"))
+    for directory in candidates {
+        let url = directory.appendingPathComponent("req")
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no req executable in \(candidates.map(\.path))"])
+}
+
+/// Runs `req` with `arguments`, its output piped, and waits for it.
+func req(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
+    let process = Process()
+    process.executableURL = try reqExecutable()
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = nil
+    for (name, value) in environment { env[name] = value }
+    process.environment = env
+    if let directory { process.currentDirectoryURL = directory }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes to the end before waiting, so that a large output cannot fill a pipe.
+    let errors = Guarded()
+    let errorReader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    errorReader.start()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errors.done { usleep(1000) }
+    return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: errors.data, as: UTF8.self))
+}
+
+/// A value one thread sets and another reads.
+final class Guarded: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Data?
+
+    func set(_ data: Data) {
+        lock.lock()
+        value = data
+        lock.unlock()
+    }
+
+    var done: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value != nil
+    }
+
+    var data: Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return value ?? Data()
+    }
+}
+
+/// A fresh directory for one test.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("req-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// What `/anything` echoes, as far as these tests read it.
+struct Echo: Decodable {
+    let method: String
+    let path: String
+    let query: String
+    let headers: [[String]]
+    let body: String
+    let form: [[String]]?
+    let json: AnyJSON?
+    let multipart: Multipart?
+
+    struct Multipart: Decodable {
+        let parts: [Part]
+        struct Part: Decodable {
+            let name: String?
+            let filename: String?
+            let base64: String?
+            var text: String { String(decoding: Data(base64Encoded: base64 ?? "") ?? Data(), as: UTF8.self) }
+        }
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+    }
+
+    var bodyText: String { String(decoding: Data(base64Encoded: body) ?? Data(), as: UTF8.self) }
+}
+
+/// Any JSON value, compared structurally.
+indirect enum AnyJSON: Decodable, Equatable {
+    case string(String), number(Double), bool(Bool), null, array([AnyJSON]), object([String: AnyJSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([AnyJSON].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: AnyJSON].self)) }
+    }
+}
