@@ -71,6 +71,8 @@ Endpoints:
                     the request for key
   /redirect-count/<key>
                     {"count": <requests to /redirect-to?count=<key>>}
+  /login-flow       without the cookie seen=1: 302 to /cookies/set?seen=1&redirect=/login-flow,
+                    which sets it and comes back; with it: answers like /anything
   /redirect-loop/<n>
                     302 to /redirect-loop/<(n + 1) % 2>: a loop of two
   /cookies          {"cookies": {name: value}} from the Cookie header
@@ -779,6 +781,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with STATE_LOCK:
                 count = REDIRECT_COUNTS.get(arg, 0)
             self.send_json({"count": count})
+        elif head == "login-flow" and len(parts) == 1:
+            if self.cookie_jar().get("seen") == "1":
+                self.echo(body)
+            else:
+                self.send(302, b"", "text/plain", [("Location", "/cookies/set?seen=1&redirect=/login-flow")])
         elif head == "redirect-loop" and arg.isdigit():
             self.send(302, b"", "text/plain", [("Location", f"/redirect-loop/{(int(arg) + 1) % 2}")])
         elif head == "cookies" and len(parts) in (1, 2) and arg in ("", "set", "delete"):

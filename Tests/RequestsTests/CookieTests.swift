@@ -54,6 +54,25 @@ private struct CookieEcho: Decodable { let cookies: [String: String] }
         #expect(try await second.request(try server().url("/cookies")).decode(CookieEcho.self).cookies == [:])
     }
 
+    @Test func secureAndPathRulesApply() throws {
+        let url = URL(string: "http://127.0.0.1/app/page")!
+        let secure = HTTPCookie(properties: [.name: "s", .value: "1", .domain: "127.0.0.1", .path: "/", .secure: "TRUE"])!
+        let app = HTTPCookie(properties: [.name: "a", .value: "1", .domain: "127.0.0.1", .path: "/app"])!
+        let other = HTTPCookie(properties: [.name: "o", .value: "1", .domain: "127.0.0.1", .path: "/application"])!
+        let expired = HTTPCookie(properties: [.name: "e", .value: "1", .domain: "127.0.0.1", .path: "/", .expires: Date(timeIntervalSinceNow: -10)])!
+        #expect(CookieStage.sendable([secure, app, other, expired], to: url).map(\.name) == ["a"])
+        let https = URL(string: "https://127.0.0.1/app")!
+        #expect(CookieStage.sendable([secure, app, other], to: https).map(\.name) == ["s", "a"])
+    }
+
+    @Test func maxAgeKeepsSecure() throws {
+        let url = URL(string: "https://127.0.0.1/")!
+        let parsed = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": "sid=1; Path=/; Max-Age=100; Secure"], for: url)
+        let cookie = try #require(parsed.first.map(CookieStage.expiringByMaxAge))
+        #expect(cookie.isSecure)
+        #expect(cookie.expiresDate.map { $0 > Date() } == true)
+    }
+
     @Test func aDeletedCookieIsNotSentAgain() async throws {
         let session = Session(cookies: .inMemory())
         _ = try await session.request(try server().url("/cookies/set?gone=1&kept=2"))

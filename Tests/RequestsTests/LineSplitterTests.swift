@@ -72,7 +72,7 @@ import Testing
 @Suite struct ServerSentEventParserTests {
     private func events(_ lines: [String]) -> [ServerSentEvent] {
         var parser = ServerSentEventParser()
-        return lines.compactMap { parser.feed($0) }
+        return lines.compactMap { try? parser.feed($0) }
     }
 
     @Test func fieldsCommentsAndDispatchFollowTheWHATWGRules() {
@@ -97,6 +97,17 @@ import Testing
         let parsed = events(["\u{FEFF}data: a", "retry: 12x", "id: 7\0", ""])
         #expect(parsed == [ServerSentEvent(type: "message", data: "a", id: nil, retry: nil)])
         #expect(events(["id", "data", ""]) == [ServerSentEvent(data: "", id: "")])
+    }
+
+    @Test func aCombiningMarkAfterTheColonDoesNotHideTheField() {
+        #expect(events(["data:\u{301}x", ""]) == [ServerSentEvent(data: "\u{301}x")])
+        #expect(events(["data: \u{301}y", ""]) == [ServerSentEvent(data: "\u{301}y")])
+    }
+
+    @Test func dataPastTheLimitIsAnError() throws {
+        var parser = ServerSentEventParser(maxDataLength: 10)
+        _ = try parser.feed("data: 12345")
+        #expect(throws: EventTooLarge.self) { try parser.feed("data: 67890") }
     }
 
     @Test func theEventTypeIsResetAfterEveryBlank() {

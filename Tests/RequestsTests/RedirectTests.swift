@@ -44,6 +44,19 @@ import Testing
         #expect(error?.detail.contains("/redirect-loop/1 -> ") == true)
     }
 
+    @Test func comingBackAfterACookieWasSetIsNotALoop() async throws {
+        // /login-flow -> /cookies/set (sets a cookie) -> /login-flow again, which now answers.
+        let session = Session(cookies: .inMemory())
+        let response = try await session.request(try server().url("/login-flow"))
+        #expect(response.statusCode == 200)
+        #expect(response.redirects.map(\.path) == ["/login-flow", "/cookies/set"])
+        // Without cookies the same flow really is a loop.
+        let error = await #expect(throws: RequestError.self) {
+            try await Session(cookies: .none).request(try server().url("/login-flow"))
+        }
+        #expect(error?.code == .redirectRefused)
+    }
+
     @Test func doNotFollowReturnsThe3xx() async throws {
         let response = try await session.request(try server().url("/redirect/1"), redirectPolicy: .doNotFollow)
         #expect(response.statusCode == 302)

@@ -149,6 +149,34 @@ private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix
         #expect(data.count == 3_000_000 && isPattern(data))
     }
 
+    @Test func droppingAnUnreadStreamCancelsTheTransfer() async throws {
+        let key = key("dropped")
+        do {
+            let stream = try await session.stream(try server().url("/drip/\(key)?bytes=50000000&chunk=4096&interval_ms=10"))
+            #expect(stream.statusCode == 200)
+        }
+        let stats = try await waitForDrip(key) { $0.aborted }
+        #expect(stats.aborted, "the server kept sending to a dropped stream: \(stats)")
+    }
+
+    @Test func aSecondReaderOfOneBodyIsAnError() async throws {
+        let key = key("two")
+        let stream = try await session.stream(try server().url("/drip/\(key)?bytes=4096&chunk=1024&interval_ms=300"))
+        var first = stream.body.makeAsyncIterator()
+        _ = try await first.next()
+        let second = Task { () -> Data? in
+            var iterator = stream.body.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        async let next = first.next()
+        let secondResult = await second.result
+        _ = try? await next
+        if case .failure(let error) = secondResult {
+            #expect((error as? RequestError)?.code == .streamFailed || error is CancellationError)
+        }
+    }
+
     @Test func validateLooksAtTheHeadAndKeepsTheErrorDocument() async throws {
         let stream = try await session.stream(try server().url("/status/404"))
         let error = await #expect(throws: RequestError.self) { try await stream.validate() }

@@ -71,7 +71,7 @@ struct CookieStage: Interceptor {
     let storage: HTTPCookieStorage
 
     func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        if let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty {
+        if let url = request.url, let stored = storage.cookies(for: url).map({ Self.sendable($0, to: url) }), !stored.isEmpty {
             let pairs = stored.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
             if let own = request.value(forHTTPHeaderField: "Cookie"), !own.isEmpty {
                 request.setValue(own + "; " + pairs, forHTTPHeaderField: "Cookie")
@@ -87,6 +87,27 @@ struct CookieStage: Interceptor {
             response.cookies = set
         }
         return response
+    }
+
+    /// The stored cookies that may go to `url`: RFC 6265 section 5.4's `Secure`, path and expiry
+    /// rules, which FoundationNetworking's `cookies(for:)` does not apply (it matches the host only).
+    static func sendable(_ cookies: [HTTPCookie], to url: URL) -> [HTTPCookie] {
+        let now = Date()
+        let secure = url.scheme?.lowercased() == "https"
+        let path = url.path.isEmpty ? "/" : url.path
+        return cookies.filter { cookie in
+            (secure || !cookie.isSecure)
+                && (cookie.expiresDate.map { $0 > now } ?? true)
+                && pathMatches(cookie.path, path)
+        }
+    }
+
+    /// RFC 6265 5.1.4: the cookie's path is the request path, or a prefix of it ending at a `/`.
+    static func pathMatches(_ cookiePath: String, _ requestPath: String) -> Bool {
+        let cookiePath = cookiePath.isEmpty ? "/" : cookiePath
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return requestPath.count == cookiePath.count || cookiePath.hasSuffix("/")
+            || requestPath.dropFirst(cookiePath.count).first == "/"
     }
 
     /// The cookies a response sets.
@@ -110,6 +131,8 @@ struct CookieStage: Interceptor {
         else { return cookie }
         properties[.maximumAge] = nil
         properties[.expires] = maxAge <= 0 ? Date(timeIntervalSince1970: 0) : Date(timeIntervalSinceNow: TimeInterval(maxAge))
+        // `HTTPCookie(properties:)` reads `Secure` as text; the parsed cookie may keep it as a Bool.
+        properties[.secure] = cookie.isSecure ? "TRUE" : nil
         return HTTPCookie(properties: properties) ?? cookie
     }
 }

@@ -18,7 +18,9 @@ struct RedirectFollower: Interceptor {
         guard policy.follows else { return try await next(request) }
         var current = request
         var chain: [URL] = []
-        var visited: Set<String> = []
+        // Each request sent, with how many cookies the chain had set by then: coming back to one
+        // with no cookie set since is a loop; after a cookie was set (a login flow), it is not.
+        var visited: [String: Int] = [:]
         var cookies: [HTTPCookie] = []
         while true {
             var response = try await next(current)
@@ -32,14 +34,18 @@ struct RedirectFollower: Interceptor {
             cookies = response.cookies
             let from = current.url ?? target
             chain.append(from)
-            visited.insert(Self.key(current.httpMethod, from))
+            visited[Self.key(current.httpMethod, from)] = cookies.count
             let hop = try nextRequest(after: current, response: response, to: target, chain: chain)
             guard chain.count <= policy.maxRedirects else {
                 throw RequestError(.tooManyRedirects, response: response,
                                    detail: "more than \(policy.maxRedirects): " + Self.describe(chain + [target]))
             }
-            guard !visited.contains(Self.key(hop.httpMethod, target)) else {
+            if let cookiesThen = visited[Self.key(hop.httpMethod, target)], cookiesThen == cookies.count {
                 throw RequestError(.redirectRefused, response: response, detail: "a loop: " + Self.describe(chain + [target]))
+            }
+            if hop.httpBodyStream != nil {
+                throw RequestError(.redirectRefused, response: response,
+                                   detail: "\(response.statusCode) asks to send the body again, and a body stream cannot be replayed")
             }
             if let decide = policy.decide {
                 guard let decided = try await decide(Redirect(response: response, next: hop, chain: chain)) else {

@@ -16,9 +16,11 @@ extension Session {
     /// print(response.statusCode)
     /// ```
     ///
-    /// Never call it from inside Swift concurrency (an `async` function, a `Task`, an actor): it
-    /// would hold one of the few threads the tasks share while waiting for them. It detects that
-    /// case and throws instead of risking a deadlock.
+    /// Never call it from inside Swift concurrency (an `async` function, a `Task`): it would hold
+    /// one of the few threads the tasks share while waiting for them. It detects a calling task
+    /// and throws instead of risking a deadlock. Synchronous code on the main thread has no task
+    /// and is not refused (a script's top level runs there); but it blocks the main thread, so a
+    /// session whose interceptors or monitors need the main actor would deadlock there.
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.

@@ -169,6 +169,11 @@ extension Session {
         mayRetryWithoutRange: Bool
     ) async throws -> Response {
         var request = request
+        // Byte counts and Range offsets are about the bytes on the wire; a compressed body would
+        // be decoded on the way and match neither.
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
         let offset = file.resumableLength()
         if offset > 0 {
             request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
@@ -196,8 +201,17 @@ extension Session {
                                detail: "asked for the bytes from \(offset) on, got Content-Range \(contentRange ?? "none")")
         }
         let start: Int64 = resumed ? offset : 0
-        let total = resumed ? (range?.total ?? stream.expectedLength.map { $0 + start }) : stream.expectedLength
-        let writer = try file.open(continuingAt: start, request: request)
+        let encoding = stream.head.httpResponse.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+        let decoded = encoding.map { $0 != "identity" } ?? false
+        // A decoded body's length is not the announced one.
+        let total = decoded ? nil : resumed ? (range?.total ?? stream.expectedLength.map { $0 + start }) : stream.expectedLength
+        let writer: DownloadWriter
+        do {
+            writer = try file.open(continuingAt: start, request: request)
+        } catch {
+            stream.cancel()
+            throw error
+        }
         var received = start
         do {
             progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))

@@ -93,22 +93,26 @@ extension Session {
 
 // MARK: - LatestBody
 
-/// The body of the newest transfer of one call. Invariant: it holds at most one body, and a body
-/// it lets go of for a newer one is cancelled.
+/// The body of the newest transfer of one call. Invariant: it holds at most one body; a body it
+/// lets go of for a newer one is cancelled, and so is one that arrives after the call ended
+/// (a transfer the call's deadline abandoned).
 final class LatestBody: Sendable {
-    private let body = Guarded<ResponseBody?>(nil)
+    private let state = Guarded<(body: ResponseBody?, closed: Bool)>((nil, false))
 
     func replace(with newer: ResponseBody) {
-        body.withLock { body in
-            defer { body = newer }
-            return body
-        }?.cancel()
+        let dropped: ResponseBody? = state.withLock { state in
+            if state.closed { return newer }
+            defer { state.body = newer }
+            return state.body
+        }
+        dropped?.cancel()
     }
 
+    /// Takes the body and closes the slot.
     func take() -> ResponseBody? {
-        body.withLock { body in
-            defer { body = nil }
-            return body
+        state.withLock { state in
+            defer { state = (nil, true) }
+            return state.body
         }
     }
 }

@@ -10,7 +10,10 @@ extension URLSessionTransport {
     /// streaming.
     ///
     /// Each stream runs in a `URLSession` of its own with the transport's configuration and a
-    /// delegate that feeds the stream's buffer (see ``streamBufferLimit``).
+    /// delegate that feeds the stream's buffer (see ``streamBufferLimit``). Over a caller's
+    /// session (``init(session:streamBufferLimit:)``) that means the caller's delegate is not
+    /// asked: its challenge handling (certificate pinning, say) does not apply to streams and
+    /// downloads.
     ///
     /// - Parameter request: The request.
     /// - Returns: The response head and the body.

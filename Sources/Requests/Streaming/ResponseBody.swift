@@ -29,36 +29,53 @@ protocol ChunkSource: AnyObject, Sendable {
 ///
 /// A body is read once: it is one transfer, not a stored value. Breaking out of the loop, or
 /// cancelling the task that reads, cancels the transfer at once; so does dropping the last copy
-/// of an unread body. Use ``lines``, ``events`` or ``collect(upTo:)`` for the common shapes.
+/// of a body that was not read to the end. Use ``lines``, ``events`` or ``collect(upTo:)`` for the common shapes.
 public struct ResponseBody: AsyncSequence, Sendable {
     /// Each chunk as it arrived.
     public typealias Element = Data
 
-    let source: any ChunkSource
+    /// Cancels the transfer once the last copy of this body and every iterator over it are gone.
+    let owner: Owner
+
+    var source: any ChunkSource { owner.source }
 
     init(source: any ChunkSource) {
-        self.source = source
+        self.owner = Owner(source: source)
     }
 
     /// A body that is already in memory, delivered as one chunk (none when it is empty).
     ///
     /// - Parameter data: The whole body.
     public init(_ data: Data) {
-        self.source = DataSource(data)
+        self.init(source: DataSource(data))
     }
 
     /// A body whose chunks come from a stream, for transports and tests.
     ///
     /// - Parameter chunks: The chunks; an error the stream throws ends the body with that error.
     public init(_ chunks: AsyncThrowingStream<Data, any Error>) {
-        self.source = StreamSource(chunks)
+        self.init(source: StreamSource(chunks))
     }
 
     /// Starts reading the body.
     ///
     /// - Returns: The iterator; destroying it before the end cancels the transfer.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(reader: Reader(source: source))
+        Iterator(reader: Reader(owner: owner))
+    }
+
+    /// Holds the source for the body's copies and iterators; when the last of them goes, a
+    /// transfer nobody finished reading is cancelled (a finished one ignores the cancel).
+    final class Owner: Sendable {
+        let source: any ChunkSource
+
+        init(source: any ChunkSource) {
+            self.source = source
+        }
+
+        deinit {
+            source.cancel()
+        }
     }
 
     /// Reads the whole body into memory.
@@ -100,11 +117,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     /// Cancels the transfer when the iterator goes away before the body ended, e.g. on `break`.
     final class Reader {
-        private let source: any ChunkSource
+        private let owner: Owner
         private var done = false
+        private var source: any ChunkSource { owner.source }
 
-        init(source: any ChunkSource) {
-            self.source = source
+        init(owner: Owner) {
+            self.owner = owner
         }
 
         func next() async throws -> Data? {

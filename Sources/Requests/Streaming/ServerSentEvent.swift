@@ -42,39 +42,54 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// unless its data buffer is empty; the type is reset either way. At the end of the stream an
 /// event without its empty line is discarded.
 struct ServerSentEventParser: Sendable {
+    /// The most bytes one event's data may hold; more is ``EventTooLarge``.
+    let maxDataLength: Int
     private var data = ""
+    private var dataLength = 0
     private var hasData = false
     private var type = ""
     private var lastEventID: String?
     private var retry: Duration?
     private var firstLine = true
 
+    init(maxDataLength: Int = 16 << 20) {
+        self.maxDataLength = maxDataLength
+    }
+
     /// Takes one line, without its terminator, and returns the event it dispatches, if any.
-    mutating func feed(_ line: String) -> ServerSentEvent? {
-        var line = Substring(line)
+    ///
+    /// Fields are split by code point, not by `Character`, so that a combining mark after the
+    /// `:` or the space does not hide them.
+    ///
+    /// - Throws: ``EventTooLarge`` when the event's data grows past ``maxDataLength``.
+    mutating func feed(_ line: String) throws -> ServerSentEvent? {
+        var scalars = Substring(line).unicodeScalars
         if firstLine {
             firstLine = false
-            if line.first == "\u{FEFF}" { line = line.dropFirst() }
+            if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
         }
-        if line.isEmpty {
+        if scalars.isEmpty {
             return dispatch()
         }
-        if line.first == ":" {
+        if scalars.first == ":" {
             return nil
         }
-        let field: Substring
-        var value: Substring
-        if let colon = line.firstIndex(of: ":") {
-            field = line[..<colon]
-            value = line[line.index(after: colon)...]
+        let field: String
+        var value: Substring.UnicodeScalarView
+        if let colon = scalars.firstIndex(of: ":") {
+            field = String(scalars[..<colon])
+            value = scalars[scalars.index(after: colon)...]
             if value.first == " " { value = value.dropFirst() }
         } else {
-            field = line
-            value = ""
+            field = String(scalars)
+            value = Substring.UnicodeScalarView()
         }
         switch field {
         case "data":
-            data += value
+            let text = String(value)
+            dataLength += text.utf8.count + 1
+            guard dataLength <= maxDataLength else { throw EventTooLarge(limit: maxDataLength) }
+            data += text
             data += "\n"
             hasData = true
         case "event":
@@ -82,8 +97,8 @@ struct ServerSentEventParser: Sendable {
         case "id":
             if !value.contains("\0") { lastEventID = String(value) }
         case "retry":
-            if !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-               let milliseconds = Int64(value) {
+            if !value.isEmpty, value.allSatisfy({ $0.value >= 0x30 && $0.value <= 0x39 }),
+               let milliseconds = Int64(String(value)) {
                 retry = .milliseconds(milliseconds)
             }
         default:
@@ -95,6 +110,7 @@ struct ServerSentEventParser: Sendable {
     private mutating func dispatch() -> ServerSentEvent? {
         defer {
             data = ""
+            dataLength = 0
             hasData = false
             type = ""
         }
@@ -102,6 +118,11 @@ struct ServerSentEventParser: Sendable {
         if data.hasSuffix("\n") { data.removeLast() }
         return ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, id: lastEventID, retry: retry)
     }
+}
+
+/// One event's data was longer than the parser's limit.
+struct EventTooLarge: Error {
+    let limit: Int
 }
 
 // MARK: - Events
@@ -115,7 +136,8 @@ extension ResponseBody {
     /// }
     /// ```
     ///
-    /// Lines may end in LF, CR LF or CR. Lines longer than 1 MiB end the sequence with an error.
+    /// Lines may end in LF, CR LF or CR. A line longer than 1 MiB, or an event whose data is longer
+    /// than 16 MiB, ends the sequence with ``RequestError/Code/bodyTooLarge``.
     public var events: Events { Events(body: self, maxLength: 1 << 20) }
 
     /// A body's server-sent events, as an `AsyncSequence` of ``ServerSentEvent``.
@@ -163,8 +185,13 @@ extension ResponseBody {
                         chunks.reader.cancelTransfer()
                         throw RequestError(.bodyTooLarge, detail: "a line is longer than \(splitter.maxLength) bytes")
                     }
-                    for line in lines {
-                        if let event = parser.feed(line) { ready.append(event) }
+                    do {
+                        for line in lines {
+                            if let event = try parser.feed(line) { ready.append(event) }
+                        }
+                    } catch {
+                        chunks.reader.cancelTransfer()
+                        throw RequestError(.bodyTooLarge, detail: "an event's data is longer than \(parser.maxDataLength) bytes")
                     }
                 }
                 defer { index += 1 }

@@ -116,17 +116,18 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
             #else
             chunks.append(data)
             buffered += data.count
-            guard buffered >= limit, !suspended else { return (nil, nil, nil) }
-            suspended = true
-            return (nil, self.task, nil)
+            if buffered >= limit, !suspended {
+                // Under the lock, so that the reader's resume cannot overtake it.
+                suspended = true
+                self.task?.suspend()
+            }
+            return (nil, nil, nil)
             #endif
         }
         waiting?.resume(returning: data)
         if failure != nil {
             // Off the delegate's thread, which may be the one cancelling waits for.
             DispatchQueue.global().async { task?.cancel() }
-        } else {
-            task?.suspend()
         }
     }
 
@@ -179,20 +180,18 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
     func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let (outcome, resume) = take(continuation)
-                if let outcome { continuation.resume(with: outcome) }
-                resume?.resume()
+                if let outcome = take(continuation) { continuation.resume(with: outcome) }
             }
         } onCancel: {
             cancel()
         }
     }
 
-    /// Takes the next chunk, the end, or leaves the continuation waiting; returns a task to resume
-    /// when the buffer has drained below half the limit (Apple platforms).
-    private func take(_ continuation: CheckedContinuation<Data?, any Error>) -> (Result<Data?, any Error>?, URLSessionTask?) {
+    /// Takes the next chunk or the end, or leaves the continuation waiting (`nil`); resumes a
+    /// suspended task once the buffer has drained to half the limit (Apple platforms).
+    private func take(_ continuation: CheckedContinuation<Data?, any Error>) -> Result<Data?, any Error>? {
         locked {
-            if cancelled { return (.failure(CancellationError()), nil) }
+            if cancelled { return .failure(CancellationError()) }
             if first < chunks.count {
                 let chunk = chunks[first]
                 chunks[first] = Data()
@@ -205,12 +204,11 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
                     first = 0
                 }
                 buffered -= chunk.count
-                var resume: URLSessionTask?
-                if suspended, buffered < limit / 2 {
+                if suspended, buffered <= limit / 2 {
                     suspended = false
-                    resume = task
+                    task?.resume()
                 }
-                return (.success(chunk), resume)
+                return .success(chunk)
             }
             if let file = spill {
                 do {
@@ -219,18 +217,21 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
                             file.close()
                             spill = nil
                         }
-                        return (.success(data), nil)
+                        return .success(data)
                     }
                 } catch {
-                    return (.failure(RequestError(.streamFailed, request: request, detail: "could not read the body back from disk", underlyingError: error)), nil)
+                    return .failure(RequestError(.streamFailed, request: request, detail: "could not read the body back from disk", underlyingError: error))
                 }
             }
             if let end {
-                if let error = end { return (.failure(failure(error)), nil) }
-                return (.success(nil), nil)
+                if let error = end { return .failure(failure(error)) }
+                return .success(nil)
+            }
+            guard waiter == nil else {
+                return .failure(RequestError(.streamFailed, request: request, detail: "the body is already being read by another loop; a body is read once"))
             }
             waiter = continuation
-            return (nil, nil)
+            return nil
         }
     }
 
