@@ -62,7 +62,9 @@ Endpoints:
                     Range (a-b, a-, -s) with 206 and Content-Range, 416 when unsatisfiable;
                     ?norange=1 ignores Range; ?cut=<k> drops the connection after k body bytes;
                     ?key=<k> records the Range header (or null) of each request;
-                    ?filename=<f> adds Content-Disposition: attachment; filename="<f>"
+                    ?filename=<f> adds Content-Disposition: attachment; filename="<f>";
+                    ?etag=<e> makes the ETag "<e>"; an If-Range that does not match it
+                    makes the Range ignored
   /range-log/<key>  {"ranges": [...]}
   /blob/<n>         n bytes (byte i is i % 256) as fast as possible, Content-Length set;
                     ?chunked=1 sends them chunked
@@ -601,6 +603,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 RANGE_LOGS.setdefault(query["key"], []).append(header)
         start, end = 0, n - 1
         status = 200
+        etag = '"%s"' % query["etag"] if query.get("etag") else f'"range-{n}"'
+        if_range = self.headers.get("If-Range")
+        if if_range is not None and if_range.strip() != etag:
+            header = None  # RFC 9110 13.1.5: a changed representation is sent whole
         match = re.fullmatch(r"bytes=(\d*)-(\d*)", header.strip()) if header and query.get("norange") != "1" else None
         first, last = match.groups() if match else ("", "")
         # A range without numbers or with last < first is invalid, so the header is ignored.
@@ -618,7 +624,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(length))
         self.send_header("Accept-Ranges", "bytes")
-        self.send_header("ETag", f'"range-{n}"')
+        self.send_header("ETag", etag)
         if status == 206:
             self.send_header("Content-Range", f"bytes {start}-{end}/{n}")
         if query.get("filename"):

@@ -68,9 +68,25 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let data = try Data(contentsOf: file)
         #expect(data.count == total)
         #expect(isPattern(data))
-        #expect(try contents(of: directory) == ["resumed.bin"])
+        #expect(try contents(of: directory) == ["resumed.bin"])  // the part and its validator are gone
         let log = try await fetchJSON(RangeLog.self, "/range-log/\(key)")
         #expect(log.ranges == [nil, "bytes=\(kept.count)-"])
+    }
+
+    @Test func aFileThatChangedSinceTheCutIsDownloadedWhole() async throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("changed.bin")
+        let key = key("changed")
+        let cut = session.download(try server().url("/range/400000?cut=100000&etag=v1&key=\(key)"), to: file, resumable: true)
+        await #expect(throws: RequestError.self) { try await cut.response() }
+        let validator = try String(contentsOf: directory.appendingPathComponent("changed.bin.part.validator"), encoding: .utf8)
+        #expect(validator == "\"v1\"")
+        let response = try await session.download(try server().url("/range/400000?etag=v2&key=\(key)"), to: file, resumable: true).response()
+        #expect(response.statusCode == 200)
+        let data = try Data(contentsOf: file)
+        #expect(data.count == 400_000 && isPattern(data))
+        #expect(try contents(of: directory) == ["changed.bin"])
     }
 
     @Test func aServerThatIgnoresRangeMakesTheDownloadStartOver() async throws {

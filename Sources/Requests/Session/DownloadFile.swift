@@ -27,6 +27,30 @@ struct DownloadFile: Sendable {
         }
     }
 
+    /// Where a resumable download keeps the validator (`ETag`, else `Last-Modified`) of the
+    /// response its partial file came from, for `If-Range`.
+    var validatorFile: URL {
+        partial.deletingLastPathComponent().appendingPathComponent(partial.lastPathComponent + ".validator")
+    }
+
+    /// The validator of the kept partial file, if one was recorded.
+    func validator() -> String? {
+        guard resumable, let data = FileManager.default.contents(atPath: validatorFile.path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty || text.contains(where: { $0.isNewline }) ? nil : text
+    }
+
+    /// Records the validator of the response now being written, or forgets an old one.
+    func recordValidator(of response: HTTPURLResponse) {
+        guard resumable else { return }
+        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+        if let validator, !validator.contains(where: { $0.isNewline }) {
+            try? Data(validator.utf8).write(to: validatorFile, options: .atomic)
+        } else {
+            try? FileManager.default.removeItem(at: validatorFile)
+        }
+    }
+
     /// The length of a kept partial file to resume from; 0 when there is none.
     func resumableLength() -> Int64 {
         guard resumable,
@@ -57,6 +81,7 @@ struct DownloadFile: Sendable {
                 try FileManager.default.removeItem(at: partial)
             }
         }
+        try? FileManager.default.removeItem(at: validatorFile)
     }
 
     /// Moves the complete file into place, replacing what is there, in one rename.
@@ -66,6 +91,9 @@ struct DownloadFile: Sendable {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path,
                                                                NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
             }
+        }
+        if resumable {
+            try? FileManager.default.removeItem(at: validatorFile)
         }
     }
 

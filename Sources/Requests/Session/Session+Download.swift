@@ -83,8 +83,10 @@ extension Session {
     /// The body goes to a partial file beside `destination` and is moved into place (replacing
     /// any file there) only once complete. When the download fails or is cancelled, the partial
     /// file is removed, unless `resumable` is set: then it is kept as `<destination>.part`, and the
-    /// next resumable download to the same destination asks for the rest with `Range`. A `206`
-    /// answer continues the file; any other 2xx starts it over.
+    /// next resumable download to the same destination asks for the rest with `Range`, and with
+    /// `If-Range` carrying the first response's `ETag` (or `Last-Modified`), kept beside it as
+    /// `<destination>.part.validator`. A `206` answer continues the file; any other 2xx (a file
+    /// that changed) starts it over.
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
@@ -177,6 +179,10 @@ extension Session {
         let offset = file.resumableLength()
         if offset > 0 {
             request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+            // A file that changed since the part was written comes back whole (200), not spliced.
+            if let validator = file.validator(), request.value(forHTTPHeaderField: "If-Range") == nil {
+                request.setValue(validator, forHTTPHeaderField: "If-Range")
+            }
         }
         let stream = try await self.stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
         let status = stream.statusCode
@@ -211,6 +217,9 @@ extension Session {
         } catch {
             stream.cancel()
             throw error
+        }
+        if !resumed {
+            file.recordValidator(of: stream.head.httpResponse)
         }
         var received = start
         do {
