@@ -7,14 +7,19 @@ import Foundation
 //   swift run -c release Benchmarks --filter escape
 //   swift run -c release Benchmarks --json results.json   also write the rows as JSON
 //   swift run -c release Benchmarks --profile --filter "query nested"   only our side, for perf
+//   swift run -c release Benchmarks --soak [N]   N requests (10,000), 64 in flight, every echo checked
 
 var arguments = CommandLine.arguments.dropFirst()
 var quick = false
 var filter: String?
 var jsonPath: String?
 var profile = false
+var soak: Int?
 while let argument = arguments.popFirst() {
     switch argument {
+    case "--soak":
+        soak = arguments.first.flatMap(Int.init) ?? 10_000
+        if arguments.first.flatMap(Int.init) != nil { arguments.removeFirst() }
     case "--quick":
         quick = true
     case "--filter":
@@ -24,7 +29,7 @@ while let argument = arguments.popFirst() {
     case "--json":
         jsonPath = arguments.popFirst()
     case "--help", "-h":
-        print("usage: Benchmarks [--quick] [--filter TEXT] [--json PATH] [--profile]")
+        print("usage: Benchmarks [--quick] [--filter TEXT] [--json PATH] [--profile] [--soak [N]]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument); try --help\n".utf8))
@@ -35,6 +40,15 @@ while let argument = arguments.popFirst() {
 #if DEBUG
 print("warning: a debug build; run `swift run -c release Benchmarks` for meaningful numbers\n")
 #endif
+
+if let soak {
+    do {
+        exit(try await Soak(count: soak).run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("soak failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 let measure: Measure = quick ? .quick : .standard
 do {
