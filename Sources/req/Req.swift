@@ -39,12 +39,15 @@ enum Req {
         let terminal = Terminal.stdoutIsTerminal
         let printer = Printer(style: Style(enabled: Terminal.colors(options)), terminal: terminal)
         let parts = options.printParts ?? (options.verbose ? "HBhb" : options.offline ? "HB" : terminal ? "hb" : "b")
-        if parts.contains("H") || options.offline && parts.isEmpty {
+        if parts.contains("H") {
             Terminal.write(printer.requestHead(plan.request))
         }
         if parts.contains("B") {
             Terminal.write(printer.requestBody(plan.request.httpBody ?? Data()))
-            if !parts.contains("h") && !parts.contains("b") || options.offline { } else { Terminal.write("\n") }
+            // A blank line between the request and the response that follows it.
+            if !options.offline, parts.contains("h") || parts.contains("b") {
+                Terminal.write("\n")
+            }
         }
         if options.offline { return 0 }
 

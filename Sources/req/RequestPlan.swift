@@ -72,6 +72,8 @@ struct RequestPlan {
         for header in headers {
             all.update(header)
         }
+        // The library refuses CR, LF and NUL and names that are not tokens, naming the header.
+        try all.validate()
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         for header in all {

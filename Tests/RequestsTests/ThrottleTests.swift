@@ -107,9 +107,11 @@ private func eventually(_ condition: () -> Bool) async throws {
         try await eventually { throttle.waiting == 2 }
         let clock = ContinuousClock()
         let start = clock.now
+        let lateness = schedulerLateness(over: .milliseconds(1))
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
-        #expect(clock.now - start < .milliseconds(500))
+        // A busy machine delays the wake-up itself; the bound allows for that lateness.
+        #expect(clock.now - start < .milliseconds(500) + (await lateness.value))
         #expect(throttle.waiting == 1 && throttle.inFlight == 1)
         transport.releaseOne()
         try await eventually { transport.paths.count == 2 }
