@@ -1,0 +1,168 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - escape
+
+/// `escape` writes only unreserved characters, `/`, `?` (both allowed in a query, RFC 3986 3.4)
+/// and `%XX`, and percent-decodes back to its input.
+func fuzzEscape(_ input: FuzzInput) {
+    var input = input
+    let text = String(decoding: input.rest(), as: UTF8.self)
+    let escaped = URLEncoding.default.escape(text)
+    let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?%".utf8)
+    guard escaped.utf8.allSatisfy(allowed.contains) else { fail("escape(\(text.debugDescription)) = \(escaped) has a reserved character") }
+    guard escaped.removingPercentEncoding == text else { fail("escape(\(text.debugDescription)) = \(escaped) does not decode back") }
+}
+
+// MARK: - query
+
+/// `query` of a nested shape: every pair percent-decodes to the key path and value it came from.
+func fuzzQuery(_ input: FuzzInput) {
+    var input = input
+    var parameters: Parameters = [:]
+    var expected: [String] = []
+    var keys = Set<String>()
+    while !input.isAtEnd, parameters.count < 8 {
+        let shape = input.byte() % 4
+        var key = input.string(limit: 16)
+        if key.isEmpty || keys.contains(key) { key = "k\(keys.count)" }
+        keys.insert(key)
+        switch shape {
+        case 0:
+            let value = input.string()
+            parameters[key] = value
+            expected.append(key + "=" + value)
+        case 1:
+            let values = (0..<Int(input.byte() % 4)).map { _ in input.string(limit: 16) }
+            parameters[key] = values
+            expected += values.map { key + "[]=" + $0 }
+        case 2:
+            let sub = input.string(limit: 16)
+            let value = input.string(limit: 16)
+            parameters[key] = [sub: value] as Parameters
+            expected.append(key + "[" + sub + "]=" + value)
+        default:
+            let flag = input.byte() % 2 == 0
+            parameters[key] = flag
+            expected.append(key + "=" + (flag ? "1" : "0"))
+        }
+    }
+    let query: String
+    do {
+        query = try URLEncoding.default.query(parameters)
+    } catch {
+        fail("query threw \(error) for \(parameters)")
+    }
+    let pairs = query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+        let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard halves.count == 2, let key = String(halves[0]).removingPercentEncoding,
+              let value = String(halves[1]).removingPercentEncoding else { fail("query \(query) has a malformed pair \(pair)") }
+        return key + "=" + value
+    }
+    guard pairs.sorted() == expected.sorted() else { fail("query \(query) reads back as \(pairs.sorted()), expected \(expected.sorted())") }
+}
+
+// MARK: - Value trees
+
+/// A JSON-like value built from fuzz input, and comparable after a round trip.
+indirect enum Tree: Equatable {
+    case string(String), number(Double), bool(Bool), null, array([Tree]), object([String: Tree])
+
+    static func make(_ input: inout FuzzInput, depth: Int = 0, allowNull: Bool = true) -> Tree {
+        switch input.byte() % (depth >= 4 ? 4 : 6) {
+        case 0: return .string(input.string(limit: 24))
+        case 1:
+            let raw = Int64(input.byte()) << 8 | Int64(input.byte())
+            return input.byte() % 2 == 0 ? .number(Double(raw - 32768)) : .number(Double(raw) / 64)
+        case 2: return .bool(input.byte() % 2 == 0)
+        case 3: return allowNull ? .null : .string("")
+        case 4: return .array((0..<Int(input.byte() % 4)).map { _ in make(&input, depth: depth + 1, allowNull: allowNull) })
+        default:
+            var members: [String: Tree] = [:]
+            for _ in 0..<Int(input.byte() % 4) { members[input.string(limit: 12)] = make(&input, depth: depth + 1, allowNull: allowNull) }
+            return .object(members)
+        }
+    }
+
+    var parameter: any Sendable {
+        switch self {
+        case .string(let value): value
+        case .number(let value): value
+        case .bool(let value): value
+        case .null: NSNull()
+        case .array(let values): values.map(\.parameter) as [any Sendable]
+        case .object(let members): members.mapValues(\.parameter) as Parameters
+        }
+    }
+
+    /// The tree a Foundation parser returned.
+    init?(parsed value: Any) {
+        switch value {
+        case let value as String: self = .string(value)
+        case let value as NSNull: _ = value; self = .null
+        case let value as [Any]:
+            var elements: [Tree] = []
+            for element in value {
+                guard let tree = Tree(parsed: element) else { return nil }
+                elements.append(tree)
+            }
+            self = .array(elements)
+        case let value as [String: Any]:
+            var members: [String: Tree] = [:]
+            for (key, member) in value {
+                guard let tree = Tree(parsed: member) else { return nil }
+                members[key] = tree
+            }
+            self = .object(members)
+        case let value as NSNumber:
+            self = String(cString: value.objCType) == "c" ? .bool(value.boolValue) : .number(value.doubleValue)
+        default: return nil
+        }
+    }
+}
+
+// MARK: - json
+
+/// `JSONEncoding` output parses back through `JSONSerialization` to an equal tree.
+func fuzzJSON(_ input: FuzzInput) {
+    var input = input
+    var tree = Tree.make(&input)
+    // JSONEncoding writes an array or an object at the top, as JSONSerialization does by default.
+    switch tree {
+    case .array, .object: break
+    default: tree = .array([tree])
+    }
+    let data: Data
+    do {
+        data = try JSONEncoding.default.data(for: tree.parameter)
+    } catch {
+        fail("JSONEncoding threw \(error) for \(tree)")
+    }
+    guard let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+        fail("JSONSerialization cannot read \(String(decoding: data, as: UTF8.self))")
+    }
+    guard Tree(parsed: parsed) == tree else { fail("\(String(decoding: data, as: UTF8.self)) reads back as \(parsed), not \(tree)") }
+}
+
+// MARK: - plist
+
+/// Both property-list writers read back through `PropertyListSerialization` to an equal tree.
+func fuzzPropertyList(_ input: FuzzInput) {
+    var input = input
+    var tree = Tree.make(&input, allowNull: false)
+    if case .object = tree {} else { tree = .object(["root": tree]) }
+    for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
+        let data: Data
+        do {
+            data = try PropertyListEncoding(format: format).data(for: tree.parameter)
+        } catch {
+            fail("PropertyListEncoding(\(format)) threw \(error) for \(tree)")
+        }
+        guard let parsed = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
+            fail("PropertyListSerialization cannot read the \(format) output for \(tree)")
+        }
+        guard Tree(parsed: parsed) == tree else { fail("the \(format) property list reads back as \(parsed), not \(tree)") }
+    }
+}
