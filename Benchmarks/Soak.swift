@@ -37,7 +37,7 @@ struct Soak {
         let elapsed = ContinuousClock.now - start
         let after = Self.residentMemory()
         let growth = before.flatMap { before in after.map { Double($0 - before) / Double(before) } }
-        print("soak: \(count) requests, \(inFlight) in flight, \(String(format: "%.1f", Double(count) / elapsed.seconds)) requests/s")
+        print("soak: \(count) requests, \(inFlight) in flight, \(String(format: "%.1f", Double(count) / (Measure.nanoseconds(elapsed) / 1e9))) requests/s")
         print("  lost:       \(outcome.lost)")
         print("  mismatched: \(outcome.mismatched)")
         if let before, let after, let growth {
@@ -118,13 +118,5 @@ struct Soak {
         #else
         return nil
         #endif
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -10,19 +10,25 @@ func fuzzLines(_ input: FuzzInput) {
     let cuts = input.chunk(limit: 8).map(Int.init)
     let bytes = input.rest()
     let whole = split([bytes], breaksOnCR: breaksOnCR)
-    var chunks: [[UInt8]] = []
-    var start = 0
-    for cut in cuts {
-        let end = min(bytes.count, start + cut)
-        chunks.append(Array(bytes[start..<end]))
-        start = end
-    }
-    chunks.append(Array(bytes[start...]))
+    let chunks = cut(bytes, at: cuts)
     let chunked = split(chunks, breaksOnCR: breaksOnCR)
     guard whole == chunked else { fail("chunks \(chunks.map(\.count)) give \(chunked), one chunk gives \(whole)") }
     for line in whole where line.contains("\n") || (breaksOnCR && line.contains("\r")) {
         fail("line \(line.debugDescription) holds a terminator")
     }
+}
+
+/// `bytes` in chunks of the given lengths, the rest in a last chunk.
+private func cut(_ bytes: [UInt8], at lengths: [Int]) -> [[UInt8]] {
+    var chunks: [[UInt8]] = []
+    var start = 0
+    for length in lengths {
+        let end = min(bytes.count, start + length)
+        chunks.append(Array(bytes[start..<end]))
+        start = end
+    }
+    chunks.append(Array(bytes[start...]))
+    return chunks
 }
 
 private func split(_ chunks: [[UInt8]], breaksOnCR: Bool) -> [String] {
@@ -45,14 +51,7 @@ func fuzzServerSentEvents(_ input: FuzzInput) {
     let cuts = input.chunk(limit: 8).map(Int.init)
     let bytes = input.rest()
     let whole = events([bytes])
-    var chunks: [[UInt8]] = []
-    var start = 0
-    for cut in cuts {
-        let end = min(bytes.count, start + cut)
-        chunks.append(Array(bytes[start..<end]))
-        start = end
-    }
-    chunks.append(Array(bytes[start...]))
+    let chunks = cut(bytes, at: cuts)
     let chunked = events(chunks)
     guard whole == chunked else { fail("chunks \(chunks.map(\.count)) give \(chunked), one chunk gives \(whole)") }
     for event in whole where event.type.isEmpty {

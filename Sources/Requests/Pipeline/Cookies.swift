@@ -112,13 +112,9 @@ struct CookieStage: Interceptor {
 
     /// The cookies a response sets.
     static func cookies(in response: HTTPURLResponse, for url: URL) -> [HTTPCookie] {
-        var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, name.caseInsensitiveCompare("Set-Cookie") == .orderedSame,
-                  let value = value as? String else { continue }
-            fields["Set-Cookie"] = value
-        }
-        guard !fields.isEmpty else { return [] }
+        // Repeated Set-Cookie lines arrive joined by ", "; the cookie parser splits them again.
+        guard let value = response.value(forHTTPHeaderField: "Set-Cookie") else { return [] }
+        let fields = ["Set-Cookie": value]
         return HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).map(expiringByMaxAge)
     }
 
