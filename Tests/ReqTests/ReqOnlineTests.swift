@@ -11,12 +11,12 @@ import Testing
         try JSONDecoder().decode(Echo.self, from: run.stdout)
     }
 
-    @Test func everyItemKindReachesTheServer() throws {
+    @Test func everyItemKindReachesTheServer() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("from a file".utf8).write(to: directory.appendingPathComponent("note.txt"))
         try Data("{\"n\": [1, 2]}".utf8).write(to: directory.appendingPathComponent("data.json"))
-        let run = try req([try url("/anything"), "q==1", "X-Test:yes", "X-Empty:", "name=Arthur", "age:=42",
+        let run = try await req([try url("/anything"), "q==1", "X-Test:yes", "X-Empty:", "name=Arthur", "age:=42",
                            "note=@note.txt", "data:=@data.json", "user[email]=a@b"], in: directory)
         #expect(run.status == 0)
         let echo = try echo(run)
@@ -29,133 +29,133 @@ import Testing
                                       "user": .object(["email": .string("a@b")])]))
     }
 
-    @Test func aFileMakesTheRequestMultipart() throws {
+    @Test func aFileMakesTheRequestMultipart() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("file body".utf8).write(to: directory.appendingPathComponent("f.txt"))
-        let echo = try echo(try req([try url("/anything"), "title=Hi", "upload@f.txt"], in: directory))
+        let echo = try echo(try await req([try url("/anything"), "title=Hi", "upload@f.txt"], in: directory))
         #expect(echo.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
         #expect(echo.multipart?.parts.map(\.name) == ["title", "upload"])
         #expect(echo.multipart?.parts.last?.filename == "f.txt")
         #expect(echo.multipart?.parts.last?.text == "file body")
     }
 
-    @Test func encodingsAndMethods() throws {
-        let form = try echo(try req(["--form", "PUT", try url("/anything"), "a=1", "b[]=x"]))
+    @Test func encodingsAndMethods() async throws {
+        let form = try echo(try await req(["--form", "PUT", try url("/anything"), "a=1", "b[]=x"]))
         #expect(form.method == "PUT")
         #expect(form.form == [["a", "1"], ["b[]", "x"]])
-        let query = try echo(try req(["--query", try url("/anything"), "a=1"]))
+        let query = try echo(try await req(["--query", try url("/anything"), "a=1"]))
         #expect(query.method == "GET")
         #expect(query.query == "a=1")
-        let plist = try req(["--plist", try url("/anything"), "a=1"])
+        let plist = try await req(["--plist", try url("/anything"), "a=1"])
         #expect(try echo(plist).header("Content-Type") == "application/x-plist")
-        let delete = try echo(try req(["DELETE", try url("/anything")]))
+        let delete = try echo(try await req(["DELETE", try url("/anything")]))
         #expect(delete.method == "DELETE")
     }
 
-    @Test func printPartsAndVerbose() throws {
-        let headersOnly = try req(["-p", "h", try url("/json")])
+    @Test func printPartsAndVerbose() async throws {
+        let headersOnly = try await req(["-p", "h", try url("/json")])
         #expect(headersOnly.output.hasPrefix("HTTP/1.1 200 OK\n"))
         #expect(headersOnly.output.contains("Content-Type: application/json\n"))
         #expect(!headersOnly.output.contains("slideshow"))
-        let bodyOnly = try req([try url("/json")])
+        let bodyOnly = try await req([try url("/json")])
         #expect(bodyOnly.output.hasPrefix("{\n    \"slideshow\": {\n"))
-        let verbose = try req(["-v", try url("/anything"), "a=1"])
+        let verbose = try await req(["-v", try url("/anything"), "a=1"])
         #expect(verbose.output.hasPrefix("POST /anything HTTP/1.1\n"))
         #expect(verbose.output.contains("\n{\"a\":\"1\"}\n\nHTTP/1.1 200 OK\n"))
         #expect(!verbose.output.contains("\u{1B}["), "colour in piped output")
     }
 
-    @Test func checkStatusMapsStatusesToExitCodes() throws {
-        #expect(try req([try url("/status/404")]).status == 0)
-        #expect(try req(["--check-status", try url("/status/200")]).status == 0)
-        #expect(try req(["--check-status", try url("/redirect/1")]).status == 3)
-        #expect(try req(["--check-status", try url("/status/404")]).status == 4)
-        #expect(try req(["--check-status", try url("/status/503")]).status == 5)
-        let refused = try req(["127.0.0.1:1/"])
+    @Test func checkStatusMapsStatusesToExitCodes() async throws {
+        #expect(try await req([try url("/status/404")]).status == 0)
+        #expect(try await req(["--check-status", try url("/status/200")]).status == 0)
+        #expect(try await req(["--check-status", try url("/redirect/1")]).status == 3)
+        #expect(try await req(["--check-status", try url("/status/404")]).status == 4)
+        #expect(try await req(["--check-status", try url("/status/503")]).status == 5)
+        let refused = try await req(["127.0.0.1:1/"])
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("req: error: "))
     }
 
-    @Test func timeout() throws {
-        let run = try req(["--timeout", "0.5", try url("/delay/5")])
+    @Test func timeout() async throws {
+        let run = try await req(["--timeout", "0.5", try url("/delay/5")])
         #expect(run.status == 1)
         #expect(run.stderr.contains("Timed out"))
     }
 
-    @Test func basicAndBearerAuthentication() throws {
-        let basic = try req(["--check-status", "--auth", "user:pass", try url("/basic-auth/user/pass")])
+    @Test func basicAndBearerAuthentication() async throws {
+        let basic = try await req(["--check-status", "--auth", "user:pass", try url("/basic-auth/user/pass")])
         #expect(basic.status == 0)
         #expect(basic.output.contains("\"authenticated\": true"))
-        #expect(try req(["--check-status", "--auth", "user:wrong", try url("/basic-auth/user/pass")]).status == 4)
+        #expect(try await req(["--check-status", "--auth", "user:wrong", try url("/basic-auth/user/pass")]).status == 4)
         let realm = "req-\(UUID().uuidString.prefix(6))"
-        #expect(try req(["--check-status", "--bearer", "\(realm)-0", try url("/bearer/\(realm)")]).status == 0)
-        #expect(try req(["--check-status", "--bearer", "wrong", try url("/bearer/\(realm)")]).status == 4)
+        #expect(try await req(["--check-status", "--bearer", "\(realm)-0", try url("/bearer/\(realm)")]).status == 0)
+        #expect(try await req(["--check-status", "--bearer", "wrong", try url("/bearer/\(realm)")]).status == 4)
     }
 
-    @Test func retry() throws {
+    @Test func retry() async throws {
         let key = "req-\(UUID().uuidString.prefix(6))"
-        #expect(try req(["--check-status", try url("/flaky/\(key)/2")]).status == 5)
+        #expect(try await req(["--check-status", try url("/flaky/\(key)/2")]).status == 5)
         let other = "req-\(UUID().uuidString.prefix(6))"
-        #expect(try req(["--check-status", "--retry", "2", try url("/flaky/\(other)/2")]).status == 0)
+        #expect(try await req(["--check-status", "--retry", "2", try url("/flaky/\(other)/2")]).status == 0)
     }
 
-    @Test func followAndMaxRedirects() throws {
-        let plain = try req(["-p", "h", try url("/redirect/2")])
+    @Test func followAndMaxRedirects() async throws {
+        let plain = try await req(["-p", "h", try url("/redirect/2")])
         #expect(plain.output.hasPrefix("HTTP/1.1 302 Found\n"))
-        let followed = try req(["--follow", try url("/redirect/2")])
+        let followed = try await req(["--follow", try url("/redirect/2")])
         #expect(try echo(followed).path == "/redirect/0")
-        let limited = try req(["--follow", "--max-redirects", "1", try url("/redirect/2")])
+        let limited = try await req(["--follow", "--max-redirects", "1", try url("/redirect/2")])
         #expect(limited.status == 1)
         #expect(limited.stderr.contains("Too many redirects"))
     }
 
-    @Test func downloadNamesTheFileFromTheURLOrContentDisposition() throws {
+    @Test func downloadNamesTheFileFromTheURLOrContentDisposition() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try req(["--download", try url("/range/5000")], in: directory)
+        let first = try await req(["--download", try url("/range/5000")], in: directory)
         #expect(first.status == 0)
         #expect(first.stdout.isEmpty)
         #expect(!first.stderr.contains("\r"), "a progress bar in piped output")
         let saved = try Data(contentsOf: directory.appendingPathComponent("5000"))
         #expect(saved.count == 5000)
-        _ = try req(["-d", try url("/range/10")], in: directory)
+        _ = try await req(["-d", try url("/range/10")], in: directory)
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("10").path))
-        _ = try req(["-d", try url("/range/10")], in: directory)
+        _ = try await req(["-d", try url("/range/10")], in: directory)
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("10-1").path))
-        _ = try req(["-d", try url("/range/20?filename=report.bin")], in: directory)
+        _ = try await req(["-d", try url("/range/20?filename=report.bin")], in: directory)
         #expect(try Data(contentsOf: directory.appendingPathComponent("report.bin")).count == 20)
-        _ = try req(["-d", "-o", directory.appendingPathComponent("chosen.bin").path, try url("/range/30")])
+        _ = try await req(["-d", "-o", directory.appendingPathComponent("chosen.bin").path, try url("/range/30")])
         #expect(try Data(contentsOf: directory.appendingPathComponent("chosen.bin")).count == 30)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasSuffix(".download") })
     }
 
-    @Test func streamPrintsTheBodyAsItArrives() throws {
-        let run = try req(["--stream", try url("/sse")])
+    @Test func streamPrintsTheBodyAsItArrives() async throws {
+        let run = try await req(["--stream", try url("/sse")])
         #expect(run.status == 0)
         #expect(run.output.contains("event: greeting\ndata: hello\ndata: world\n"))
-        let lines = try req(["-S", try url("/stream/3")])
+        let lines = try await req(["-S", try url("/stream/3")])
         #expect(lines.output.split(separator: "\n").count == 3)
     }
 
-    @Test func sessionsKeepCookiesAndHeadersBetweenRuns() throws {
+    @Test func sessionsKeepCookiesAndHeadersBetweenRuns() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = ["REQ_CONFIG_DIR": directory.path]
-        let first = try req(["--session", "me", try url("/cookies/set"), "sid==abc", "X-Team:blue"], environment: environment)
+        let first = try await req(["--session", "me", try url("/cookies/set"), "sid==abc", "X-Team:blue"], environment: environment)
         #expect(first.status == 0)
-        let second = try req(["--session", "me", try url("/anything")], environment: environment)
+        let second = try await req(["--session", "me", try url("/anything")], environment: environment)
         let echo = try echo(second)
         #expect(echo.header("Cookie") == "sid=abc")
         #expect(echo.header("X-Team") == "blue")
-        let other = try req([try url("/anything")], environment: environment)
+        let other = try await req([try url("/anything")], environment: environment)
         #expect(try self.echo(other).header("Cookie") == nil)
         let file = directory.appendingPathComponent("sessions/127.0.0.1_\(try server().port)/me.json")
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
 
-    @Test func noColorWhenPipedOrAsked() throws {
-        #expect(!(try req([try url("/json")]).output.contains("\u{1B}[")))
-        #expect(!(try req(["--no-color", try url("/json")]).output.contains("\u{1B}[")))
+    @Test func noColorWhenPipedOrAsked() async throws {
+        #expect(!(try await req([try url("/json")]).output.contains("\u{1B}[")))
+        #expect(!(try await req(["--no-color", try url("/json")]).output.contains("\u{1B}[")))
     }
 }

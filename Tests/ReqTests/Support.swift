@@ -36,54 +36,13 @@ func reqExecutable() throws -> URL {
     throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no req executable in \(candidates.map(\.path))"])
 }
 
-/// Runs `req` with `arguments`, its output piped, and waits for it.
-func req(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
-    let process = Process()
-    process.executableURL = try reqExecutable()
-    process.arguments = arguments
+/// Runs `req` with `arguments`, its output piped, and waits for it off the cooperative pool.
+func req(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) async throws -> Run {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = nil
     for (name, value) in environment { env[name] = value }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = directory }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Read both pipes to the end before waiting, so that a large output cannot fill a pipe.
-    let errors = Guarded()
-    let errorReader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
-    errorReader.start()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !errors.done { usleep(1000) }
-    return Run(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: errors.data, as: UTF8.self))
-}
-
-/// A value one thread sets and another reads.
-final class Guarded: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Data?
-
-    func set(_ data: Data) {
-        lock.lock()
-        value = data
-        lock.unlock()
-    }
-
-    var done: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value != nil
-    }
-
-    var data: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return value ?? Data()
-    }
+    let output = try await ChildProcess.run(try reqExecutable(), arguments: arguments, environment: env, in: directory)
+    return Run(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self))
 }
 
 /// A fresh directory for one test.

@@ -1,0 +1,74 @@
+import Foundation
+
+// MARK: - ChildProcess
+
+/// Runs a program to its end without holding a thread of Swift's cooperative pool.
+///
+/// `Process.waitUntilExit()` and reading a pipe to its end block their thread. In a parallel test
+/// run on a two-core machine the cooperative pool has two threads, so a test that blocks one for
+/// the life of a child process halves the pool, and every timing test beside it measures that.
+/// Here the blocking reads run on their own threads and the caller waits in a continuation.
+public enum ChildProcess {
+    /// What a finished child left behind.
+    public struct Output: Sendable {
+        /// The exit status.
+        public let status: Int32
+        /// Everything it wrote to standard output.
+        public let stdout: Data
+        /// Everything it wrote to standard error (or nothing, when it went to standard output).
+        public let stderr: Data
+    }
+
+    /// Runs `executable` and waits for it to exit.
+    ///
+    /// - Parameters:
+    ///   - executable: The program.
+    ///   - arguments: Its arguments.
+    ///   - environment: Its whole environment, or `nil` for this process's.
+    ///   - directory: Its working directory, or `nil` for this process's.
+    ///   - mergingStandardError: Sends standard error to the standard-output pipe.
+    /// - Returns: Its status and output.
+    /// - Throws: The error `Process.run()` throws when the program cannot start.
+    public static func run(
+        _ executable: URL,
+        arguments: [String],
+        environment: [String: String]? = nil,
+        in directory: URL? = nil,
+        mergingStandardError: Bool = false
+    ) async throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = mergingStandardError ? out : err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            // Both pipes are read to the end before waiting, so a large output cannot fill one.
+            Thread.detachNewThread {
+                let group = DispatchGroup()
+                let errors = ErrorBox()
+                if !mergingStandardError {
+                    group.enter()
+                    Thread.detachNewThread {
+                        errors.data = err.fileHandleForReading.readDataToEndOfFile()
+                        group.leave()
+                    }
+                }
+                let stdout = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                group.wait()
+                continuation.resume(returning: Output(status: process.terminationStatus, stdout: stdout, stderr: errors.data))
+            }
+        }
+    }
+
+    /// Standard error, written by its reading thread before the group is left and read after.
+    private final class ErrorBox: @unchecked Sendable {
+        var data = Data()
+    }
+}
