@@ -86,7 +86,7 @@ public struct RequestError: Error, CustomStringConvertible {
             text += ": " + detail
         }
         if let underlyingError {
-            text += " (\(underlyingError))"
+            text += " (\(Self.describe(underlyingError)))"
         }
         if !failedAttempts.isEmpty {
             text += "; " + FailedAttempt.summary(failedAttempts)

@@ -2,7 +2,8 @@ import Foundation
 
 // MARK: - LoopbackServer
 
-/// Starts `loopback_server.py` (beside this file) on 127.0.0.1 with an ephemeral port.
+/// Starts `loopback_server.py` or `hostile_server.py` (beside this file) on 127.0.0.1 with an
+/// ephemeral port.
 ///
 /// The server prints its port once it accepts connections and exits as soon as its stdin closes,
 /// which happens when ``stop()`` runs or when this process exits for any reason, so it never
@@ -18,12 +19,18 @@ public final class LoopbackServer: Sendable {
     /// One server shared by everything in this process, started on first use.
     public static let shared: Result<LoopbackServer, any Error> = Result { try LoopbackServer() }
 
+    /// One fault-injecting server (`hostile_server.py`) shared by everything in this process.
+    public static let hostile: Result<LoopbackServer, any Error> = Result {
+        try LoopbackServer(script: "hostile_server.py")
+    }
+
     /// Starts a server and waits until it accepts connections.
     ///
+    /// - Parameter script: The python3 script beside this file to run.
     /// - Throws: An error naming what went wrong when python3 cannot start or reports no port.
-    public init() throws {
+    public init(script scriptName: String = "loopback_server.py") throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("loopback_server.py")
+            .appendingPathComponent(scriptName)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", script.path]
@@ -41,7 +48,7 @@ public final class LoopbackServer: Sendable {
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
-            throw ServerError(message: "loopback_server.py did not report a port (printed \"\(text)\")")
+            throw ServerError(message: "\(scriptName) did not report a port (printed \"\(text)\")")
         }
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
             process.terminate()

@@ -34,6 +34,16 @@ import Testing
         #expect(error.method == .post)
     }
 
+    @Test func aURLErrorIsDescribedByItsCodeNameAndMessageNotAsAnNSErrorDump() throws {
+        let request = try URLRequest(url: "http://127.0.0.1/a", method: .get)
+        let cause = URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "Recv failure: Connection reset by peer"])
+        let error = RequestError(.transportFailed, request: request, underlyingError: cause)
+        #expect(error.description == "Transport failed for GET http://127.0.0.1/a (URLError networkConnectionLost (-1005): Recv failure: Connection reset by peer)")
+        let unnamed = RequestError(.transportFailed, request: request, underlyingError: URLError(.fileDoesNotExist))
+        #expect(unnamed.description.hasPrefix("Transport failed for GET http://127.0.0.1/a (URLError (-1100)"))
+        #expect(!unnamed.description.contains("Domain="))
+    }
+
     @Test func codesHaveNames() {
         let codes: [RequestError.Code] = [
             .invalidURL, .encodingFailed, .modifierFailed, .transportFailed, .unacceptableStatusCode,

@@ -22,16 +22,39 @@ public struct HTTPHeaders: Hashable, Sendable {
     ///
     /// - Parameter headers: The headers.
     public init(_ headers: [HTTPHeader]) {
-        headers.forEach { update($0) }
+        self.init(merging: headers)
     }
 
     /// Creates a list from a dictionary, sorted by name so the order is the same in every run.
     ///
     /// - Parameter dictionary: Names and values.
     public init(_ dictionary: [String: String]) {
-        for name in dictionary.keys.sorted() {
-            update(name: name, value: dictionary[name] ?? "")
+        self.init(merging: dictionary.keys.sorted().map { HTTPHeader(name: $0, value: dictionary[$0] ?? "") })
+    }
+
+    /// The headers in order, a later one replacing the value of an earlier one of the same name.
+    ///
+    /// Linear in the number of headers, through an index by lowercased name: a response with
+    /// 100,000 headers must not cost 5 billion name comparisons, as calling ``update(_:)`` for each would.
+    private init(merging list: [HTTPHeader]) {
+        headers.reserveCapacity(list.count)
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(list.count)
+        for header in list {
+            let key = Self.foldedName(header.name)
+            if let index = positions[key] {
+                headers[index] = HTTPHeader(name: headers[index].name, value: header.value)
+            } else {
+                positions[key] = headers.count
+                headers.append(header)
+            }
         }
+    }
+
+    /// A name with ASCII letters lowercased, the key under which ``namesMatch(_:_:)`` finds it.
+    private static func foldedName(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Adds a header, or replaces the value of the header that has the same name.

@@ -100,9 +100,12 @@ final class Race<Value: Sendable>: Sendable {
             }
             return (state.continuation, state.tasks)
         }
+        // Resume first: cancelling the transfer can block this thread on Linux, where
+        // `URLSessionTask.cancel()` waits for the session's queue, which a hostile response
+        // (100,000 headers) can keep busy for seconds.
+        continuation?.resume(with: outcome)
         for task in tasks {
             task.cancel()
         }
-        continuation?.resume(with: outcome)
     }
 }

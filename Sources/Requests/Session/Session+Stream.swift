@@ -19,9 +19,10 @@ extension Session {
     /// The request goes through the same interceptors as ``request(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:)``;
     /// they see the head, with an empty ``Response/data``. A retry or a redirect cancels the body
     /// of the response it leaves behind. The timeout covers the call until the head has arrived;
-    /// while the body streams, the transport's idle timeout applies (for `URLSession`, the
-    /// request's `timeoutInterval`). Memory stays bounded when the reader is slower than the
-    /// network: see ``URLSessionTransport/streamBufferLimit``.
+    /// while the body streams, it bounds each silence instead: a body that sends nothing for that
+    /// long fails with ``RequestError/Code/timedOut`` (without a timeout, the transport's idle
+    /// timeout applies: for `URLSession`, the request's `timeoutInterval`). Memory stays bounded
+    /// when the reader is slower than the network: see ``URLSessionTransport/streamBufferLimit``.
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
@@ -29,7 +30,8 @@ extension Session {
     ///   - parameters: Parameters to encode, or `nil`.
     ///   - encoding: How to encode them; `URLEncoding.default`.
     ///   - headers: Headers for this request.
-    ///   - timeout: The time allowed until the head arrives, overriding the session's timeout.
+    ///   - timeout: The time allowed until the head arrives, and for each silence in the body;
+    ///     overrides the session's timeout.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The head and the body.
@@ -52,7 +54,8 @@ extension Session {
     ///
     /// - Parameters:
     ///   - request: The request, or anything that builds one.
-    ///   - timeout: The time allowed until the head arrives, overriding the session's timeout.
+    ///   - timeout: The time allowed until the head arrives, and for each silence in the body;
+    ///     overrides the session's timeout.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The head and the body.
@@ -77,6 +80,12 @@ extension Session {
         let latest = LatestBody()
         do {
             let head = try await send(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) { transport, request in
+                var request = request
+                if let timeout {
+                    // The body has no deadline (a stream may last for hours), but a silence longer
+                    // than the call's timeout is a dead server: it becomes the transfer's idle timeout.
+                    request.timeoutInterval = max(1, timeout.seconds.rounded(.up))
+                }
                 let (response, body) = try await transport.stream(request)
                 latest.replace(with: body)
                 return (Data(), response)

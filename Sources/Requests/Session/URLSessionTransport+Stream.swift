@@ -50,6 +50,13 @@ final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        // FoundationNetworking reports each interim response (100 Continue, 102 Processing,
+        // 103 Early Hints) as if it were the head; the head is the final response. 101 is final:
+        // nothing here speaks the protocol it switches to, so the caller sees it as it is.
+        if let status = (response as? HTTPURLResponse)?.statusCode, (100..<200).contains(status), status != 101 {
+            completionHandler(.allow)
+            return
+        }
         buffer.receive(response)
         completionHandler(.allow)
     }

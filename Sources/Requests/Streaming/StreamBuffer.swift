@@ -255,8 +255,15 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
     /// A transfer error after the head, as callers see it.
     private func failure(_ error: any Error) -> any Error {
         if error is RequestError || error is CancellationError { return error }
-        if (error as? URLError)?.code == .cancelled { return CancellationError() }
-        return RequestError(.streamFailed, request: request, underlyingError: error)
+        switch (error as? URLError)?.code {
+        case .cancelled?:
+            return CancellationError()
+        case .timedOut?:
+            let seconds = Int(request.timeoutInterval.rounded(.up))
+            return RequestError(.timedOut, request: request, detail: "the body sent nothing for \(seconds) seconds", underlyingError: error)
+        default:
+            return RequestError(.streamFailed, request: request, underlyingError: error)
+        }
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
