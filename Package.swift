@@ -21,7 +21,7 @@ let package = Package(
         ),
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
         .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "hostile_server.py"]),
-        .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding"]),
+        .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture"]),
         .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture"]),
     ],

@@ -25,15 +25,19 @@ build() {
 }
 
 run() {
-    local target=$1 seconds=${2:-30}
+    local target=$1 seconds=${2:-30} log status=0
     [ -x "$out/fuzz" ] || build
     mkdir -p "$out/corpus/$target"
+    log="$out/log-$target.txt"
     echo "== $target, $seconds s"
+    # The whole log goes to a file (a failure's report can be long); the summary is printed.
     FUZZ_TARGET=$target "$out/fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$out/crash-$target-" -print_final_stats=1 \
-        "$out/corpus/$target" "Fuzz/Corpus/$target" 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|PROPERTY FAILED|==[0-9]+==ERROR|SUMMARY)" || true
-    if ls "$out"/crash-"$target"-* >/dev/null 2>&1; then
-        echo "fuzz target $target failed; inputs: $(ls "$out"/crash-"$target"-*)" >&2
+        "$out/corpus/$target" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
+    if [ "$status" != 0 ]; then
+        grep -E "PROPERTY FAILED|ERROR|SUMMARY|Test unit written" "$log" | head -20 >&2 || true
+        echo "fuzz target $target failed (exit $status); the log is $log" >&2
         return 1
     fi
 }
