@@ -41,6 +41,16 @@ struct MultipartWriter {
             throw Self.error(partIndex, parts[partIndex], "cannot open \(url.path): \(error.localizedDescription)", underlying: error)
         }
         defer { try? handle.close() }
+        // The size when opened: a file that another process truncates, grows or rewrites while it
+        // is read would otherwise be sent as whatever was there, with no one told.
+        let expected: UInt64
+        do {
+            expected = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+        } catch {
+            throw Self.error(partIndex, parts[partIndex], "cannot read \(url.path): \(error.localizedDescription)", underlying: error)
+        }
+        var received: UInt64 = 0
         // The last bytes of the previous chunk: a delimiter split across two chunks is found by
         // searching them with the start of the next one, without copying whole chunks.
         var carry = Data()
@@ -56,7 +66,12 @@ struct MultipartWriter {
             if Self.contains(seam, delimiter) || Self.contains(chunk, delimiter) { throw Collision(partIndex: partIndex) }
             let keep = delimiter.count - 1
             carry = chunk.count >= keep ? Data(chunk.suffix(keep)) : Data((carry + chunk).suffix(keep))
+            received += UInt64(chunk.count)
+            if received > expected { break }
             try sink(chunk)
+        }
+        guard received == expected else {
+            throw Self.error(partIndex, parts[partIndex], "\(url.path) changed while it was read: it had \(expected) bytes when opened, and \(received > expected ? "more" : "only \(received)") could be read")
         }
     }
 

@@ -58,6 +58,7 @@ final class InterceptorChain: Sendable {
     /// One trip to the transport, reported to the monitors.
     private func send(_ request: URLRequest) async throws -> Response {
         try Task.checkCancellation()
+        try Self.checkOutgoing(request)
         let number = context.attempts.withLock { progress in
             progress.count += 1
             progress.failureReported = false

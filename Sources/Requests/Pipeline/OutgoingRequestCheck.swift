@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ParameterEncoding
+
+// MARK: - Outgoing request check
+
+extension InterceptorChain {
+    /// The last check before a request reaches the transport, whatever built or changed it:
+    /// the call, a modifier, an interceptor or a redirect policy.
+    ///
+    /// `URLSession` would otherwise read `file:` URLs from disk, try `ftp:`, send to port 99999 or
+    /// to no host at all, and pass header values with CR or LF to a libcurl that may split them
+    /// into headers of their own.
+    ///
+    /// - Parameter request: The request about to be sent.
+    /// - Throws: ``RequestError`` with ``RequestError/Code/invalidURL`` for a URL that is not
+    ///   http(s) with a host and a valid port, or ``RequestError/Code/encodingFailed`` (the
+    ///   underlying ``ParameterEncodingError`` names the header) for a header that cannot be sent.
+    static func checkOutgoing(_ request: URLRequest) throws {
+        guard let url = request.url else {
+            throw RequestError(.invalidURL, request: request, detail: "the request has no URL")
+        }
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            let named = scheme.map { "the scheme \"\($0)\"" } ?? "no scheme"
+            throw RequestError(.invalidURL, request: request, detail: "only http and https URLs are sent, and this one has \(named)")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw RequestError(.invalidURL, request: request, detail: "the URL has no host")
+        }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw RequestError(.invalidURL, request: request, detail: "the port \(port) is not between 1 and 65535")
+        }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            do {
+                try HTTPHeader(name: name, value: value).validate()
+            } catch {
+                throw RequestError(.encodingFailed, request: request, detail: "a header was set that cannot be sent", underlyingError: error)
+            }
+        }
+    }
+}
