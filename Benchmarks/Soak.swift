@@ -35,6 +35,8 @@ struct Soak {
         let start = ContinuousClock.now
         let outcome = try await send(0..<count, session, server)
         let elapsed = ContinuousClock.now - start
+        // URLSession lets go of finished tasks on its own queue, shortly after they complete.
+        try await Task.sleep(for: .seconds(1))
         let after = Self.residentMemory()
         let growth = before.flatMap { before in after.map { Double($0 - before) / Double(before) } }
         print("soak: \(count) requests, \(inFlight) in flight, \(String(format: "%.1f", Double(count) / (Measure.nanoseconds(elapsed) / 1e9))) requests/s")
@@ -108,8 +110,11 @@ struct Soak {
     }
 
     /// The process's resident memory now, in bytes (Linux); `nil` elsewhere.
+    /// Resident memory, after handing the allocator's free pages back to the system: glibc keeps
+    /// freed heap mapped in its arenas, which would count memory nothing uses any more.
     static func residentMemory() -> Int? {
         #if os(Linux)
+        _ = glibcMallocTrim(0)
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
@@ -120,3 +125,9 @@ struct Soak {
         #endif
     }
 }
+
+#if os(Linux)
+/// glibc's `malloc_trim` (declared in `<malloc.h>`, which the Glibc module does not export).
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
+#endif
