@@ -27,7 +27,12 @@ func fuzzQuery(_ input: FuzzInput) {
     while !input.isAtEnd, parameters.count < 8 {
         let shape = input.byte() % 4
         var key = input.string(limit: 16)
-        if key.isEmpty || keys.contains(key) { key = "k\(keys.count)" }
+        // A fresh name for an empty or repeated key, itself unused: "k3" may have come from the input.
+        var fallback = keys.count
+        while key.isEmpty || keys.contains(key) {
+            key = "k\(fallback)"
+            fallback += 1
+        }
         keys.insert(key)
         switch shape {
         case 0:
