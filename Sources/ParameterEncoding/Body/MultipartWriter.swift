@@ -42,13 +42,16 @@ struct MultipartWriter {
         }
         defer { try? handle.close() }
         // The size when opened: a file that another process truncates, grows or rewrites while it
-        // is read would otherwise be sent as whatever was there, with no one told.
-        let expected: UInt64
-        do {
-            expected = try handle.seekToEnd()
-            try handle.seek(toOffset: 0)
-        } catch {
-            throw Self.error(partIndex, parts[partIndex], "cannot read \(url.path): \(error.localizedDescription)", underlying: error)
+        // is read would otherwise be sent as whatever was there, with no one told. A pipe cannot
+        // say its size, and a /proc file says 0: those are read to their end unchecked.
+        var expected: UInt64?
+        if let size = try? handle.seekToEnd() {
+            do {
+                try handle.seek(toOffset: 0)
+            } catch {
+                throw Self.error(partIndex, parts[partIndex], "cannot read \(url.path): \(error.localizedDescription)", underlying: error)
+            }
+            expected = size > 0 ? size : nil
         }
         var received: UInt64 = 0
         // The last bytes of the previous chunk: a delimiter split across two chunks is found by
@@ -67,10 +70,10 @@ struct MultipartWriter {
             let keep = delimiter.count - 1
             carry = chunk.count >= keep ? Data(chunk.suffix(keep)) : Data((carry + chunk).suffix(keep))
             received += UInt64(chunk.count)
-            if received > expected { break }
+            if let expected, received > expected { break }
             try sink(chunk)
         }
-        guard received == expected else {
+        if let expected, received != expected {
             throw Self.error(partIndex, parts[partIndex], "\(url.path) changed while it was read: it had \(expected) bytes when opened, and \(received > expected ? "more" : "only \(received)") could be read")
         }
     }
