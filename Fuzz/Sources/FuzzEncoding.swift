@@ -102,6 +102,16 @@ indirect enum Tree: Equatable {
         }
     }
 
+    /// Whether a key or string anywhere in the tree starts with U+FEFF.
+    var hasStringStartingWithBOM: Bool {
+        switch self {
+        case .string(let text): text.hasPrefix("\u{FEFF}")
+        case .array(let values): values.contains { $0.hasStringStartingWithBOM }
+        case .object(let members): members.contains { $0.key.hasPrefix("\u{FEFF}") || $0.value.hasStringStartingWithBOM }
+        default: false
+        }
+    }
+
     /// The tree a Foundation parser returned.
     init?(parsed value: Any) {
         switch value {
@@ -163,6 +173,8 @@ func fuzzPropertyList(_ input: FuzzInput) {
         do {
             data = try PropertyListEncoding(format: format).data(for: tree.parameter)
         } catch {
+            // The one refusal allowed: XML cannot give back a string's leading U+FEFF.
+            if format == .xml, tree.hasStringStartingWithBOM, "\(error)".contains("U+FEFF") { continue }
             fail("PropertyListEncoding(\(format)) threw \(error) for \(tree)")
         }
         guard let parsed = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {

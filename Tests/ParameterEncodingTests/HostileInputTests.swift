@@ -144,6 +144,22 @@ import Testing
         #expect(String(form.dropFirst(6)).removingPercentEncoding == text)
     }
 
+    /// Found by the plist fuzz target: Foundation's XML property-list reader drops a leading
+    /// U+FEFF, so XML refuses such a string, naming it, and binary keeps it.
+    @Test func aLeadingByteOrderMarkIsRefusedByXMLPropertyListsAndKeptByBinaryOnes() throws {
+        for parameters: Parameters in [["a": ["\u{FEFF}key": "v"]], ["a": ["b": "\u{FEFF}value"]], ["a": ["\u{FEFF}x"]]] {
+            let error = #expect(throws: ParameterEncodingError.self) { try PropertyListEncoding.xml.encode(Self.request, with: parameters) }
+            #expect(error?.code == .invalidPropertyListValue)
+            #expect((error?.keyPath ?? "").hasPrefix("a") && error?.description.contains("U+FEFF") == true, "\(String(describing: error))")
+            let body = try #require(try PropertyListEncoding.binary.encode(Self.request, with: parameters).httpBody)
+            let read = try PropertyListSerialization.propertyList(from: body, format: nil)
+            #expect("\(read)".contains("\u{FEFF}"))
+        }
+        // Anywhere but first, it survives XML.
+        let body = try #require(try PropertyListEncoding.xml.encode(Self.request, with: ["k": "a\u{FEFF}b"]).httpBody)
+        #expect(try PropertyListSerialization.propertyList(from: body, format: nil) as? [String: String] == ["k": "a\u{FEFF}b"])
+    }
+
     @Test func loneSurrogatesAreRepairedBeforeAnyEncoderSeesThem() {
         #expect(Self.loneSurrogates == "a\u{FFFD}b\u{FFFD}c")
         #expect(URLEncoding.default.escape(Self.loneSurrogates) == "a%EF%BF%BDb%EF%BF%BDc")

@@ -13,9 +13,12 @@ enum SerializableValue {
         /// XML property lists store dates to the second, in years 1 to 9999; binary ones keep
         /// any `Double`.
         var datesToTheSecond: Bool
+        /// XML property lists lose a U+FEFF at the start of a string: Foundation's reader drops
+        /// it (written raw or as `&#xFEFF;`, and from Foundation's own writer too).
+        var leadingBOMDropped: Bool
 
         static func propertyList(datesToTheSecond: Bool) -> Format {
-            Format(datesToTheSecond: datesToTheSecond)
+            Format(datesToTheSecond: datesToTheSecond, leadingBOMDropped: datesToTheSecond)
         }
     }
 
@@ -107,6 +110,7 @@ enum SerializableValue {
     private static func classify(_ value: Any, _ format: Format) throws -> Step {
         let type = type(of: value)
         if type == String.self || type == Int.self || type == Bool.self {
+            if format.leadingBOMDropped, let text = value as? String { try checkLeadingBOM(text, path: []) }
             return .value(value)
         }
         if type == Double.self, let double = value as? Double {
@@ -126,6 +130,9 @@ enum SerializableValue {
             throw nilError
         }
         if let dictionary = value as? [String: Any] {
+            if format.leadingBOMDropped {
+                for key in dictionary.keys { try checkLeadingBOM(key, path: [.key(key)]) }
+            }
             return .container(Frame(keys: Array(dictionary.keys), values: Array(dictionary.values)))
         }
         if let dictionary = value as? [AnyHashable: Any] {
@@ -142,6 +149,7 @@ enum SerializableValue {
             return .container(Frame(keys: nil, values: elements))
         }
         if let text = value as? String {
+            if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
             return .value(text)
         }
         if let integer = value as? any BinaryInteger {
@@ -178,6 +186,17 @@ enum SerializableValue {
         if let array = value as? [Any] { return array }
         if let sequence = value as? any ArrayLikeParameter { return sequence.parameterElements }
         return nil
+    }
+
+    /// Refuses a string that starts with U+FEFF, which an XML property list would not give back.
+    private static func checkLeadingBOM(_ text: String, path: [KeyPathComponent]) throws {
+        guard text.utf8.starts(with: [0xEF, 0xBB, 0xBF]) else { return }
+        throw ParameterEncodingError(
+            .invalidPropertyListValue,
+            detail: "a string that starts with U+FEFF loses it in an XML property list (Foundation's reader drops it); "
+                + "use the binary format",
+            path: path
+        )
     }
 
     /// XML property lists write dates as `yyyy-MM-ddTHH:mm:ssZ`: whole seconds, four-digit years.
