@@ -109,8 +109,8 @@ func fuzzFormEncoder(_ input: FuzzInput) {
     }
     let pairs = text.isEmpty ? [] : text.split(separator: "&").map { pair -> String in
         let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        guard halves.count == 2, let key = String(halves[0]).removingPercentEncoding,
-              let value = String(halves[1]).removingPercentEncoding else { fail("malformed pair \(pair) in \(text)") }
+        guard halves.count == 2, let key = percentDecoded(halves[0]),
+              let value = percentDecoded(halves[1]) else { fail("malformed pair \(pair) in \(text)") }
         return key + "=" + value
     }
     var expected = ["name=" + form.name] + form.tags.map { "tags[]=" + $0 }

@@ -82,3 +82,32 @@ struct FuzzInput {
         return Array(bytes[min(index, bytes.count)...])
     }
 }
+
+// MARK: - Percent-decoding
+
+/// `%XX` sequences decoded to bytes, then UTF-8; `nil` for a malformed escape or invalid UTF-8.
+///
+/// Not `removingPercentEncoding`: Foundation's drops a byte-order mark at the start of the text
+/// (`"%EF%BB%BFx"` decodes to `"x"`), so it cannot check that a leading U+FEFF was kept.
+func percentDecoded(_ text: some StringProtocol) -> String? {
+    var bytes: [UInt8] = []
+    var iterator = text.utf8.makeIterator()
+    while let byte = iterator.next() {
+        guard byte == UInt8(ascii: "%") else {
+            bytes.append(byte)
+            continue
+        }
+        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+        bytes.append(high << 4 | low)
+    }
+    return String(validating: bytes, as: UTF8.self)
+}
+
+private func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}
