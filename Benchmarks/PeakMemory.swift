@@ -18,11 +18,7 @@ enum PeakMemory {
     /// The peak resident size in bytes since the last ``reset()`` (or since the process began).
     static func peak() -> Int? {
         #if os(Linux)
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return nil }
-        return kilobytes * 1_024
+        return statusField("VmHWM:")
         #else
         var usage = rusage()
         guard getrusage(RUSAGE_SELF, &usage) == 0 else { return nil }
@@ -34,4 +30,15 @@ enum PeakMemory {
     static func format(_ bytes: Int) -> String {
         String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
+
+    #if os(Linux)
+    /// A size line of `/proc/self/status`, such as `VmRSS:` or `VmHWM:`, in bytes.
+    static func statusField(_ name: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1_024
+    }
+    #endif
 }

@@ -109,17 +109,13 @@ struct Soak {
         }
     }
 
-    /// The process's resident memory now, in bytes (Linux); `nil` elsewhere.
-    /// Resident memory, after handing the allocator's free pages back to the system: glibc keeps
-    /// freed heap mapped in its arenas, which would count memory nothing uses any more.
+    /// The process's resident memory now, in bytes (Linux; `nil` elsewhere), after handing the
+    /// allocator's free pages back to the system: glibc keeps freed heap mapped in its arenas,
+    /// which would count memory nothing uses any more.
     static func residentMemory() -> Int? {
         #if os(Linux)
         _ = glibcMallocTrim(0)
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return nil }
-        return kilobytes * 1_024
+        return PeakMemory.statusField("VmRSS:")
         #else
         return nil
         #endif

@@ -26,14 +26,17 @@ public enum ChildProcess {
     ///   - arguments: Its arguments.
     ///   - environment: Its whole environment, or `nil` for this process's.
     ///   - directory: Its working directory, or `nil` for this process's.
+    ///   - input: A file to read as its standard input, or `nil` for none.
     ///   - mergingStandardError: Sends standard error to the standard-output pipe.
     /// - Returns: Its status and output.
-    /// - Throws: The error `Process.run()` throws when the program cannot start.
+    /// - Throws: The error `Process.run()` throws when the program cannot start, or the error
+    ///   opening `input`.
     public static func run(
         _ executable: URL,
         arguments: [String],
         environment: [String: String]? = nil,
         in directory: URL? = nil,
+        input: URL? = nil,
         mergingStandardError: Bool = false
     ) async throws -> Output {
         let process = Process()
@@ -45,7 +48,7 @@ public enum ChildProcess {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = mergingStandardError ? out : err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         try process.run()
         return await withCheckedContinuation { continuation in
             // Both pipes are read to the end before waiting, so a large output cannot fill one.

@@ -33,9 +33,9 @@ import select
 import socket
 import socketserver
 import struct
-import sys
-import threading
 import time
+
+from loopback_server import serve_until_stdin_closes
 
 STALL_LIMIT = 60.0
 
@@ -196,11 +196,7 @@ class Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
 
 
 def main():
-    server = Server(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"PORT {server.server_address[1]}", flush=True)
-    sys.stdin.read()  # returns when the parent closes our stdin or exits
-    server.shutdown()
+    serve_until_stdin_closes(Server(("127.0.0.1", 0), Handler))
 
 
 if __name__ == "__main__":

@@ -808,12 +808,16 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     allow_reuse_address = True
 
 
-def main():
-    server = Server(("127.0.0.1", 0), Handler)
+def serve_until_stdin_closes(server):
+    """Serves on a thread, prints "PORT <n>", and stops when the parent closes our stdin or exits."""
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
-    sys.stdin.read()  # returns when the parent closes our stdin or exits
+    sys.stdin.read()
     server.shutdown()
+
+
+def main():
+    serve_until_stdin_closes(Server(("127.0.0.1", 0), Handler))
 
 
 if __name__ == "__main__":
