@@ -35,15 +35,17 @@ import ParameterEncoding
         #expect(literal.dictionary == ["a": "1", "b": "2", "C": "3"])
     }
 
-    @Test func namesThatDifferOnlyInCaseAreOneHeaderWhateverTheCount() {
+    @Test func namesThatDifferOnlyInCaseAreOneHeaderWhateverTheCount() async throws {
         // Sorted, "Accept" comes before "accept": the first spelling stays, the last value wins.
         #expect(Array(HTTPHeaders(["accept": "b", "Accept": "a"])) == [HTTPHeader(name: "Accept", value: "b")])
         let list = HTTPHeaders([HTTPHeader(name: "X-A", value: "1"), HTTPHeader(name: "x-b", value: "2"), HTTPHeader(name: "x-a", value: "3")])
         #expect(Array(list) == [HTTPHeader(name: "X-A", value: "3"), HTTPHeader(name: "x-b", value: "2")])
         // 100,000 headers (a hostile response) build in linear time and keep every one.
-        var many: [String: String] = [:]
-        for i in 0..<100_000 { many["X-H\(i)"] = "v\(i)" }
-        let headers = HTTPHeaders(many)
+        let headers = try await inBackground {
+            var many: [String: String] = [:]
+            for i in 0..<100_000 { many["X-H\(i)"] = "v\(i)" }
+            return HTTPHeaders(many)
+        }
         #expect(headers.count == 100_000)
         #expect(headers["x-h99999"] == "v99999")
     }
