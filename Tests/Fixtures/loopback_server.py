@@ -33,7 +33,8 @@ Endpoints:
                     credentials, else 401 {"authenticated": false} with a Basic challenge
   /bearer/<realm>   200 {"token": <token>} for "Authorization: Bearer <valid token>", else
                     401 {"error": "invalid_token"} with a Bearer challenge; the valid token
-                    starts as "<realm>-0"
+                    starts as "<realm>-0"; ?hold=<n> holds each 401 until n of them are
+                    waiting (at most 30 s), so that n concurrent requests all meet the old token
   /bearer/<realm>/rotate
                     makes "<realm>-<k>" valid (k counts rotations), answers {"token": ...};
                     ?delay=<seconds> sleeps first; ?fail=1 answers 500 "refresh refused"
@@ -115,6 +116,7 @@ PROBLEM = {
 # Shared state of the counting endpoints; every entry is keyed by the <key> or <realm> in the
 # path (the tests run in parallel against one server), and STATE_LOCK guards all of it.
 STATE_LOCK = threading.Lock()
+BEARER_HELD = threading.Condition(STATE_LOCK)  # wakes requests held by /bearer/<realm>?hold=n
 FLAKY_COUNTS = {}        # key -> requests seen on /flaky/<key>/...
 RETRY_AFTER_TIMES = {}   # key -> [time.monotonic() of each /retry-after/<key>/... request]
 BEARER_REALMS = {}       # realm -> bearer state, see bearer_realm()
@@ -176,7 +178,7 @@ def bearer_realm(realm):
     state = BEARER_REALMS.get(realm)
     if state is None:
         state = {"valid": f"{realm}-0", "counter": 0, "refreshes": 0, "requests": 0,
-                 "statuses": {}}
+                 "statuses": {}, "held": 0}
         BEARER_REALMS[realm] = state
     return state
 
@@ -418,12 +420,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         query = self.query()
         if action == "":
             authorization = self.headers.get("Authorization", "")
-            with STATE_LOCK:
+            try:
+                hold = int(query.get("hold") or 0)
+            except ValueError:
+                hold = 0
+            with BEARER_HELD:
                 state = bearer_realm(realm)
                 valid = state["valid"]
                 status = 200 if authorization == f"Bearer {valid}" else 401
                 state["requests"] += 1
                 state["statuses"][status] = state["statuses"].get(status, 0) + 1
+                if status == 401 and hold > 0:
+                    # A barrier: no 401 is answered (so no refresh starts) before `hold` of them
+                    # are waiting; then every held request is answered at once.
+                    state["held"] += 1
+                    BEARER_HELD.notify_all()
+                    BEARER_HELD.wait_for(lambda: state["held"] >= hold, timeout=30)
             if status == 200:
                 return self.send_json({"token": valid})
             return self.send(401, json.dumps({"error": "invalid_token"}).encode(),
