@@ -11,9 +11,11 @@ import FoundationNetworking
 /// method and URL, the response when there was one (status, headers, a preview of the body) and the
 /// underlying error. Its ``description`` reads as one sentence, for logs.
 ///
-/// Cancelling the calling `Task` throws `CancellationError`, as everywhere in Swift concurrency;
-/// ``Code/cancelled`` is for a transfer that was cancelled by something else.
-public struct RequestError: Error, CustomStringConvertible {
+/// Cancelling the calling `Task`, or a download, upload or body with its `cancel()`, throws
+/// `CancellationError`, as everywhere in Swift concurrency; ``Code/cancelled`` is for a transfer
+/// that the engine reports cancelled while nothing here asked for it (a `URLSession` invalidated
+/// under the session, say).
+public struct RequestError: Error, CustomStringConvertible, LocalizedError {
     /// What failed.
     public let code: Code
     /// The request's method, when a request had been built.
@@ -24,8 +26,12 @@ public struct RequestError: Error, CustomStringConvertible {
     public let response: Response?
     /// More about the failure, such as the refused status or the type that failed to decode.
     public let detail: String
-    /// The error that caused this one: a `ParameterEncodingError`, `URLError`, `DecodingError`…
+    /// The error that caused this one: a `ParameterEncodingError`, `DecodingError`, or the
+    /// transport engine's own error (a `URLError`, a NIO error…).
     public let underlyingError: (any Error)?
+    /// For a failure of the transport (``Code/transportFailed``, ``Code/timedOut``,
+    /// ``Code/streamFailed``), what kind it was, the same words for every engine; `nil` otherwise.
+    public let transportErrorKind: TransportError.Kind?
     /// The tries that failed when a ``RetryPolicy`` sent the request more than once, the last one
     /// included; the response's, for an error about a response. Empty without retries.
     public internal(set) var failedAttempts: [FailedAttempt]
@@ -38,13 +44,16 @@ public struct RequestError: Error, CustomStringConvertible {
     ///   - response: The response involved, if one arrived.
     ///   - detail: More about the failure.
     ///   - underlyingError: The error that caused this one.
+    ///   - transportErrorKind: For a transport failure, its kind.
     public init(
         _ code: Code,
         request: URLRequest? = nil,
         response: Response? = nil,
         detail: String = "",
-        underlyingError: (any Error)? = nil
+        underlyingError: (any Error)? = nil,
+        transportErrorKind: TransportError.Kind? = nil
     ) {
+        self.transportErrorKind = transportErrorKind
         self.code = code
         let request = request ?? response?.request
         self.method = request?.method
@@ -57,6 +66,9 @@ public struct RequestError: Error, CustomStringConvertible {
 
     /// The response's status code, when there was a response.
     public var statusCode: Int? { response?.statusCode }
+
+    /// The ``description``, so that `localizedDescription` reads as the same sentence.
+    public var errorDescription: String? { description }
 
     /// At most ``bodyPreviewLimit`` bytes of the response body as text, marked with `…` when cut.
     public var bodyPreview: String? {
@@ -164,6 +176,8 @@ extension RequestError {
         public static let tooManyRedirects = Code("tooManyRedirects", summary: "Too many redirects")
         /// A download could not be written to disk; the underlying error is the file system's.
         public static let fileFailed = Code("fileFailed", summary: "Could not write the download")
+        /// The session was shut down (``Session/shutdown()``) before the call.
+        public static let sessionShutDown = Code("sessionShutDown", summary: "The session is shut down")
         /// A blocking call was made from inside Swift concurrency, where waiting could deadlock.
         public static let blockingCallInTask = Code("blockingCallInTask", summary: "Blocking call made inside a task")
     }

@@ -89,7 +89,7 @@ struct HostileServerMatrix {
         var testDescription: String { path }
     }
 
-    static let late = "no complete response within 3.0 seconds"
+    static let late = "no complete response within 3 seconds"
     static let silent = "the body sent nothing for 3 seconds"
 
     static let faults: [Fault] = [

@@ -192,12 +192,20 @@ private func quickPolicy(maxAttempts: Int = 3, base: Duration = .milliseconds(5)
     }
 
     @Test func aCancelledCallIsNeverRetried() async throws {
+        // The transport cancels the caller's task and then fails as a dropped connection would.
+        let caller = Guarded<Task<Response, any Error>?>(nil)
+        let started = Guarded(false)
         let transport = MockTransport { _ in
-            withUnsafeCurrentTask { $0?.cancel() }
+            while caller.withLock({ $0 }) == nil { await Task.yield() }
+            caller.withLock { $0?.cancel() }
+            started.withLock { $0 = true }
             throw URLError(.networkConnectionLost)
         }
         let session = Session(transport: transport, interceptors: [quickPolicy()])
-        await #expect(throws: CancellationError.self) { try await session.request("https://example.com/a") }
+        let task = Task { try await session.request("https://example.com/a") }
+        caller.withLock { $0 = task }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(started.withLock { $0 })
         #expect(transport.requests.count == 1)
     }
 

@@ -11,12 +11,12 @@ private final class GatedTransport: Transport {
     let arrived = Guarded<[String]>([])
     private let held = Guarded<[CheckedContinuation<Void, Never>]>([])
 
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
         await withCheckedContinuation { continuation in
             held.withLock { $0.append(continuation) }
             arrived.withLock { $0.append(request.url?.path ?? "") }
         }
-        return try await MockTransport(status: 200).answer(request)
+        return try await MockTransport(status: 200).send(request)
     }
 
     /// Lets the oldest held request go.
@@ -62,7 +62,7 @@ private func eventually(_ condition: () -> Bool) async throws {
         defer { other.stop() }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 32
-        let throttle = Throttle(maxConcurrent: 10, perHost: 2)
+        let throttle = Throttle(maxConcurrent: 10, perOrigin: 2)
         let session = Session(configuration: configuration, interceptors: [throttle])
         let urls = [try server().url("/slow-count/\(key)/60"), other.url("/slow-count/\(key)/60")]
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -81,7 +81,7 @@ struct CookieStage: Interceptor {
         }
         var response = try await next(request)
         guard let url = response.request.url else { return response }
-        let set = Self.cookies(in: response.httpResponse, for: url)
+        let set = Self.cookies(in: response.headers, for: url)
         if !set.isEmpty {
             storage.setCookies(set, for: url, mainDocumentURL: nil)
             response.cookies = set
@@ -110,12 +110,15 @@ struct CookieStage: Interceptor {
             || requestPath.dropFirst(cookiePath.count).first == "/"
     }
 
-    /// The cookies a response sets.
-    static func cookies(in response: HTTPURLResponse, for url: URL) -> [HTTPCookie] {
-        // Repeated Set-Cookie lines arrive joined by ", "; the cookie parser splits them again.
-        guard let value = response.value(forHTTPHeaderField: "Set-Cookie") else { return [] }
-        let fields = ["Set-Cookie": value]
-        return HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).map(expiringByMaxAge)
+    /// The cookies a response sets, each `Set-Cookie` field parsed on its own (a transport that
+    /// joined repeated fields with ", " leaves the parser to split them again).
+    static func cookies(in headers: HTTPHeaders, for url: URL) -> [HTTPCookie] {
+        var cookies: [HTTPCookie] = []
+        for header in headers where header.name.lowercased() == "set-cookie" {
+            let fields = ["Set-Cookie": header.value]
+            cookies += HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).map(expiringByMaxAge)
+        }
+        return cookies
     }
 
     /// The cookie with `Max-Age` applied as its expiry date (RFC 6265 5.2.2; 0 or less expires

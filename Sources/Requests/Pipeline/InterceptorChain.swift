@@ -11,29 +11,53 @@ import FoundationNetworking
 /// to a stage allocates nothing. The chain counts the trips to the transport and tells the
 /// monitors about each; it turns what a stage or the transport throws into the error callers see.
 final class InterceptorChain: Sendable {
+    /// What a trip does with the body the transport returns.
+    enum Mode {
+        /// Reads it into ``Response/data`` before the stages see the response (`request`).
+        case collect
+        /// Leaves it streaming in the response the stages see (`stream`, `download`).
+        case stream
+    }
+
     let stages: [any Interceptor]
     let transport: any Transport
-    let transfer: Session.Transfer?
     let context: RequestContext
     /// The monitors, or `nil` when the session has none (nothing is reported then).
     let monitors: (any EventMonitor)?
+    /// The call's timeout: for ``Mode/collect`` the whole call's, for ``Mode/stream`` the wait
+    /// for the head and then each silence of the body.
     let timeout: Duration?
+    /// The longest silence of a streamed body when the call has no timeout.
+    let idleTimeout: Duration?
+    /// Where trips report their waits on the transport, when the call's ``Race`` limits them.
+    let idle: IdleWatch?
+    let mode: Mode
+    /// The call's body when it is a file or a stream; see ``transportRequest(for:)``.
+    let body: CallBody?
+    /// The body of the newest trip, for a stream call.
+    let latest = LatestBody()
     let start: ContinuousClock.Instant
 
     init(
         stages: [any Interceptor],
         transport: any Transport,
-        transfer: Session.Transfer?,
         context: RequestContext,
         monitors: (any EventMonitor)?,
-        timeout: Duration?
+        timeout: Duration?,
+        idleTimeout: Duration?,
+        idle: IdleWatch?,
+        mode: Mode,
+        body: CallBody?
     ) {
+        self.idle = idle
         self.stages = stages
         self.transport = transport
-        self.transfer = transfer
         self.context = context
         self.monitors = monitors
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
+        self.mode = mode
+        self.body = body
         self.start = .now
     }
 
@@ -55,7 +79,8 @@ final class InterceptorChain: Sendable {
         }
     }
 
-    /// One trip to the transport, reported to the monitors.
+    /// One trip to the transport, reported to the monitors: the head, then the body read into the
+    /// response (``Mode/collect``) or left streaming in it (``Mode/stream``).
     private func send(_ request: URLRequest) async throws -> Response {
         try Task.checkCancellation()
         try Self.checkOutgoing(request)
@@ -67,12 +92,21 @@ final class InterceptorChain: Sendable {
         let start = ContinuousClock.now
         monitors?.requestWillSend(request, attempt: RequestAttempt(callID: context.id, number: number, start: start))
         do {
-            let (data, httpResponse) = if let transfer {
-                try await transfer(transport, request)
-            } else {
-                try await transport.send(request)
+            let outgoing = try transportRequest(for: request)
+            idle?.waiting(for: .head)
+            defer { idle?.idle() }
+            var (head, body) = try await transport.send(outgoing)
+            body.request = request
+            var response: Response
+            switch mode {
+            case .collect:
+                response = Response(request: request, head: head, data: try await collect(body), start: start, duration: .now - start)
+            case .stream:
+                body.silenceLimit = timeout ?? idleTimeout
+                latest.replace(with: body)
+                response = Response(request: request, head: head, data: Data(), start: start, duration: .now - start)
+                response.body = body
             }
-            let response = Response(request: request, httpResponse: httpResponse, data: data, start: start, duration: .now - start)
             if let monitors, isLive {
                 monitors.requestDidReceive(response, attempt: RequestAttempt(callID: context.id, number: number, start: start, duration: response.duration))
             }
@@ -88,9 +122,46 @@ final class InterceptorChain: Sendable {
         }
     }
 
+    /// Reads a body whole, each chunk a sign of life for the idle limit. A connection that fails
+    /// mid-body fails the trip as the transport's failure (retryable like any other): the caller
+    /// never saw a stream.
+    private func collect(_ body: ResponseBody) async throws -> Data {
+        var data = Data()
+        do {
+            idle?.waiting(for: .body)
+            for try await chunk in body {
+                data.append(chunk)
+                idle?.waiting(for: .body)
+            }
+        } catch let error as RequestError where error.code == .streamFailed {
+            throw RequestError(.transportFailed, request: body.request, detail: error.detail,
+                               underlyingError: error.underlyingError, transportErrorKind: error.transportErrorKind)
+        }
+        return data
+    }
+
+    /// The request as the transport gets it. A body in memory travels in the request itself; the
+    /// call's file or stream goes with every trip that keeps the call's method (a stage that
+    /// turns a `POST` into a `GET`, as a 303 redirect does, drops it), and a stream only once.
+    private func transportRequest(for request: URLRequest) throws -> TransportRequest {
+        guard let body, request.httpBody == nil, request.httpMethod == body.method else {
+            return TransportRequest(request)
+        }
+        if !body.body.isReplayable, body.sent.withLock({ sent in defer { sent = true }; return sent }) {
+            throw RequestError(.encodingFailed, request: request,
+                               detail: "the body is a stream, which is sent once; a redirect or retry cannot send it again")
+        }
+        if case .data(let data) = body.body.storage {
+            var request = request
+            request.httpBody = data
+            return TransportRequest(request, progress: body.progress)
+        }
+        return TransportRequest(request, body: body.body, progress: body.progress)
+    }
     /// Ends the call with an error: tells the monitors, unless the transport just reported this
     /// very failure, and silences whatever the abandoned stages report later.
     func finish(failing error: any Error, url: URL?, method: String?) {
+        latest.close()
         let (number, reported) = context.attempts.withLock { progress in
             defer { progress.finished = true }
             return (progress.count, progress.failureReported)
@@ -133,7 +204,8 @@ final class InterceptorChain: Sendable {
         return RequestError(.interceptorFailed, request: request, detail: "\(type(of: stage))", underlyingError: error)
     }
 
-    /// What a transport threw, as callers see it.
+    /// What a transport threw, as callers see it: classified once, here, by its
+    /// ``TransportError/Kind``, with the engine's own error kept beneath.
     static func transportError(_ error: any Error, request: URLRequest, timeout: Duration?) -> any Error {
         if Task.isCancelled {
             return CancellationError()
@@ -141,13 +213,72 @@ final class InterceptorChain: Sendable {
         if let error = error as? RequestError {
             return error
         }
-        let urlErrorCode = (error as? URLError)?.code
-        if error is DeadlineExceeded || urlErrorCode == .timedOut {
-            let detail = timeout.map { "no complete response within \($0)" } ?? "no complete response in time"
-            return RequestError(.timedOut, request: request, detail: detail, underlyingError: error is DeadlineExceeded ? nil : error)
+        if error is DeadlineExceeded {
+            let detail = timeout.map { "no complete response within \($0.phrase)" } ?? "no complete response in time"
+            return RequestError(.timedOut, request: request, detail: detail, transportErrorKind: .timedOut)
         }
-        let code: RequestError.Code = urlErrorCode == .cancelled || error is CancellationError ? .cancelled : .transportFailed
-        return RequestError(code, request: request, underlyingError: error)
+        if let error = error as? IdleExceeded {
+            let detail = switch error.phase {
+            case .head: "no response head within \(error.limit.phrase)"
+            case .body: "the body sent nothing for \(error.limit.phrase)"
+            }
+            return RequestError(.timedOut, request: request, detail: detail, transportErrorKind: .timedOut)
+        }
+        let kind = TransportError.kind(of: error)
+        let engine = TransportError.engineError(error)
+        let detail = (error as? TransportError)?.detail ?? ""
+        switch kind {
+        case .timedOut:
+            return RequestError(.timedOut, request: request, detail: detail.isEmpty ? "the transport gave up waiting" : detail,
+                                underlyingError: engine, transportErrorKind: kind)
+        case .cancelled:
+            return RequestError(.cancelled, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
+        default:
+            return RequestError(.transportFailed, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
+        }
+    }
+}
+
+// MARK: - CallBody
+
+/// A call's body that is not bytes in memory: a file or a stream, the method it goes with, and
+/// who hears of its progress.
+struct CallBody: Sendable {
+    let body: RequestBody
+    let method: String?
+    let progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)?
+    /// Whether a stream body has been handed to a transport.
+    let sent = Guarded(false)
+}
+
+// MARK: - LatestBody
+
+/// The body of the newest transfer of one stream call. Invariant: it holds at most one body; a
+/// body it lets go of for a newer one is cancelled (a retry or a redirect leaves it behind), and
+/// so is one that arrives after the call ended (a transfer the call's deadline abandoned).
+final class LatestBody: Sendable {
+    private let state = Guarded<(body: ResponseBody?, closed: Bool)>((nil, false))
+
+    func replace(with newer: ResponseBody) {
+        let dropped: ResponseBody? = state.withLock { state in
+            if state.closed { return newer }
+            defer { state.body = newer }
+            return state.body
+        }
+        dropped?.cancel()
+    }
+
+    /// Takes the body and closes the slot; the body is left running.
+    func take() -> ResponseBody? {
+        state.withLock { state in
+            defer { state = (nil, true) }
+            return state.body
+        }
+    }
+
+    /// Closes the slot and cancels the body in it.
+    func close() {
+        take()?.cancel()
     }
 }
 

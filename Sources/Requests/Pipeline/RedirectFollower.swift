@@ -62,7 +62,7 @@ struct RedirectFollower: Interceptor {
     /// Where a response redirects to, or `nil` when it is not a redirect to follow.
     private func redirectTarget(of response: Response) throws -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
-              let location = response.httpResponse.value(forHTTPHeaderField: "Location") else { return nil }
+              let location = response.headers.value(for: "Location") else { return nil }
         guard let base = response.request.url,
               let target = URL(string: location, relativeTo: base)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",

@@ -16,9 +16,17 @@ public protocol RequestModifier: Interceptor {
     /// - Throws: Any error; the session wraps it in ``RequestError`` with code
     ///   ``RequestError/Code/modifierFailed`` and does not send the request.
     func modify(_ request: inout URLRequest) async throws
+
+    /// The origin this modifier sends requests to, when it is one: credentials scoped to
+    /// ``CredentialScope/sessionServer`` go there. ``ServerEnvironment`` gives its origin; the
+    /// default is `nil`.
+    var serverOrigin: Origin? { get }
 }
 
 extension RequestModifier {
+    /// `nil`: this modifier names no server of its own.
+    public var serverOrigin: Origin? { nil }
+
     /// Runs ``modify(_:)``, then the rest of the chain.
     ///
     /// - Parameters:

@@ -14,7 +14,7 @@ extension RetryPolicy {
     ///   - now: The current time, for a date.
     /// - Returns: The wait, or `nil`.
     static func retryAfter(_ response: Response, now: Date = Date()) -> Duration? {
-        guard let value = response.httpResponse.value(forHTTPHeaderField: "Retry-After")?
+        guard let value = response.headers.value(for: "Retry-After")?
             .trimmingCharacters(in: .whitespaces), !value.isEmpty
         else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
@@ -38,16 +38,16 @@ extension RetryPolicy {
         return nil
     }
 
-    /// Words for a retried `URLError` code.
-    static func describe(_ code: URLError.Code) -> String {
-        switch code {
+    /// Words for a retried kind of transport failure.
+    static func describe(_ kind: TransportError.Kind) -> String {
+        switch kind {
         case .timedOut: "timed out"
-        case .cannotConnectToHost: "cannot connect to host"
-        case .networkConnectionLost: "connection lost"
-        case .dnsLookupFailed: "DNS lookup failed"
-        case .cannotFindHost: "cannot find host"
-        case .notConnectedToInternet: "not connected to the internet"
-        default: "URLError \(code.rawValue)"
+        case .cannotConnect: "cannot connect to host"
+        case .connectionLost: "connection lost"
+        case .dnsFailed: "DNS lookup failed"
+        case .tls: "TLS failed"
+        case .cancelled: "cancelled"
+        default: "transport failed"
         }
     }
 }

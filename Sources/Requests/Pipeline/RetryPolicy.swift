@@ -27,8 +27,11 @@ public struct RetryPolicy: Interceptor {
     public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace]
     /// Status codes retried by default: 408, 429, 500, 502, 503, 504.
     public static let retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
-    /// Transport failures retried by default: timed out, cannot connect, connection lost, DNS
-    /// failures and not connected.
+    /// Transport failures retried by default, whatever the transport: timed out, cannot connect,
+    /// connection lost and DNS failures.
+    public static let retryableTransportErrors: Set<TransportError.Kind> = [.timedOut, .cannotConnect, .connectionLost, .dnsFailed]
+    /// The `URLError` codes of ``retryableTransportErrors``.
+    @available(*, deprecated, renamed: "retryableTransportErrors", message: "retry policies read the transport-neutral TransportError.Kind")
     public static let retryableURLErrors: Set<URLError.Code> = [
         .timedOut, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed, .cannotFindHost, .notConnectedToInternet,
     ]
@@ -43,8 +46,8 @@ public struct RetryPolicy: Interceptor {
     public var methods: Set<HTTPMethod>
     /// Response status codes that are retried.
     public var statusCodes: Set<Int>
-    /// `URLError` codes that are retried.
-    public var urlErrors: Set<URLError.Code>
+    /// Kinds of transport failure that are retried (read from ``RequestError/transportErrorKind``).
+    public var transportErrors: Set<TransportError.Kind>
     /// Draws the jitter: a value in the given range. Tests replace it.
     var random: @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
 
@@ -56,21 +59,44 @@ public struct RetryPolicy: Interceptor {
     ///   - maxDelay: The longest wait, for back-off and `Retry-After`; 30 s by default.
     ///   - methods: Methods retried without an `Idempotency-Key`; ``idempotentMethods`` by default.
     ///   - statusCodes: Status codes retried; ``retryableStatusCodes`` by default.
-    ///   - urlErrors: Transport failures retried; ``retryableURLErrors`` by default.
+    ///   - transportErrors: Kinds of transport failure retried; ``retryableTransportErrors`` by default.
     public init(
         maxAttempts: Int = 3,
         baseDelay: Duration = .milliseconds(500),
         maxDelay: Duration = .seconds(30),
         methods: Set<HTTPMethod> = RetryPolicy.idempotentMethods,
         statusCodes: Set<Int> = RetryPolicy.retryableStatusCodes,
-        urlErrors: Set<URLError.Code> = RetryPolicy.retryableURLErrors
+        transportErrors: Set<TransportError.Kind> = RetryPolicy.retryableTransportErrors
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = max(.zero, baseDelay)
         self.maxDelay = max(.zero, maxDelay)
         self.methods = methods
         self.statusCodes = statusCodes
-        self.urlErrors = urlErrors
+        self.transportErrors = transportErrors
+    }
+
+    /// Creates a policy that retries the transport failures of the given `URLError` codes.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: Tries in all, the first included.
+    ///   - baseDelay: The first back-off wait's upper bound.
+    ///   - maxDelay: The longest wait.
+    ///   - methods: Methods retried without an `Idempotency-Key`.
+    ///   - statusCodes: Status codes retried.
+    ///   - urlErrors: `URLError` codes; each stands for its ``TransportError/Kind``.
+    @available(*, deprecated, message: "pass transportErrors: kinds of TransportError, which every transport states")
+    public init(
+        maxAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(500),
+        maxDelay: Duration = .seconds(30),
+        methods: Set<HTTPMethod> = RetryPolicy.idempotentMethods,
+        statusCodes: Set<Int> = RetryPolicy.retryableStatusCodes,
+        urlErrors: Set<URLError.Code>
+    ) {
+        let kinds = Set(urlErrors.map { TransportError.Kind(URLError($0)) })
+        self.init(maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay, methods: methods,
+                  statusCodes: statusCodes, transportErrors: kinds)
     }
 
     /// Sends the request, and again after a wait while it fails in a retryable way.
@@ -141,9 +167,9 @@ public struct RetryPolicy: Interceptor {
     /// The reason to retry a transport failure, or `nil` when it is not retried.
     private func transportReason(_ error: any Error) -> String? {
         guard let error = error as? RequestError, error.code == .transportFailed || error.code == .timedOut,
-              let urlError = error.underlyingError as? URLError, urlErrors.contains(urlError.code)
+              let kind = error.transportErrorKind, transportErrors.contains(kind)
         else { return nil }
-        return Self.describe(urlError.code)
+        return Self.describe(kind)
     }
 
     /// The back-off wait after try `number`: full jitter under an exponential bound.

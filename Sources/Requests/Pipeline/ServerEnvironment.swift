@@ -97,6 +97,9 @@ public struct ServerEnvironment: RequestModifier, Hashable {
         Origin(scheme: scheme, host: host, port: port)
     }
 
+    /// The ``origin``: credentials scoped to ``CredentialScope/sessionServer`` go there.
+    public var serverOrigin: Origin? { origin }
+
     /// `scheme://host[:port]`.
     private var originText: String {
         scheme + "://" + host + (port.map { ":\($0)" } ?? "")

@@ -6,10 +6,11 @@ import FoundationNetworking
 // MARK: - Throttle
 
 /// An ``Interceptor`` that keeps at most a number of requests in flight, in all and optionally per
-/// host; the others wait their turn, first come first served.
+/// origin (scheme, host and port: `http://a.com` and `https://a.com` are two); the others wait
+/// their turn, first come first served.
 ///
 /// ```swift
-/// let session = Session(interceptors: [Throttle(maxConcurrent: 8, perHost: 2), RetryPolicy()])
+/// let session = Session(interceptors: [Throttle(maxConcurrent: 8, perOrigin: 2), RetryPolicy()])
 /// ```
 ///
 /// A request holds its slot while the stages inside the throttle run, retries and their waits
@@ -19,20 +20,35 @@ import FoundationNetworking
 public struct Throttle: Interceptor {
     /// The most requests in flight at once.
     public let maxConcurrent: Int
-    /// The most requests in flight at once to one host (scheme, host and port), or `nil` for no
-    /// limit per host.
-    public let perHost: Int?
+    /// The most requests in flight at once to one origin (scheme, host and port), or `nil` for
+    /// no limit per origin.
+    public let perOrigin: Int?
     private let slots: SlotQueue
+
+    /// The limit per origin, under its former name.
+    @available(*, deprecated, renamed: "perOrigin", message: "the limit is per origin: scheme, host and port")
+    public var perHost: Int? { perOrigin }
 
     /// Creates a throttle.
     ///
     /// - Parameters:
     ///   - maxConcurrent: The most requests in flight at once; at least 1.
-    ///   - perHost: The most in flight to one host, or `nil`; at least 1 when given.
-    public init(maxConcurrent: Int, perHost: Int? = nil) {
+    ///   - perOrigin: The most in flight to one origin (scheme, host and port), or `nil`; at
+    ///     least 1 when given.
+    public init(maxConcurrent: Int, perOrigin: Int? = nil) {
         self.maxConcurrent = max(1, maxConcurrent)
-        self.perHost = perHost.map { max(1, $0) }
-        self.slots = SlotQueue(limit: self.maxConcurrent, hostLimit: self.perHost)
+        self.perOrigin = perOrigin.map { max(1, $0) }
+        self.slots = SlotQueue(limit: self.maxConcurrent, hostLimit: self.perOrigin)
+    }
+
+    /// Creates a throttle limited per origin, under the argument's former name.
+    ///
+    /// - Parameters:
+    ///   - maxConcurrent: The most requests in flight at once; at least 1.
+    ///   - perHost: The most in flight to one origin (scheme, host and port).
+    @available(*, deprecated, renamed: "init(maxConcurrent:perOrigin:)", message: "the limit is per origin: scheme, host and port")
+    public init(maxConcurrent: Int, perHost: Int?) {
+        self.init(maxConcurrent: maxConcurrent, perOrigin: perHost)
     }
 
     /// Waits for a slot, runs the rest of the chain, and gives the slot back.
@@ -43,7 +59,7 @@ public struct Throttle: Interceptor {
     /// - Returns: The response.
     /// - Throws: `CancellationError` when cancelled while waiting; what the rest of the chain threw.
     public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        let host = perHost == nil ? nil : request.url.map { url in Origin(url)?.description ?? url.absoluteString }
+        let host = perOrigin == nil ? nil : request.url.map { url in Origin(url)?.description ?? url.absoluteString }
         try await slots.acquire(host: host)
         defer { slots.release(host: host) }
         return try await next(request)

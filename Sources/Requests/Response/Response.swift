@@ -5,7 +5,8 @@ import FoundationNetworking
 
 // MARK: - Response
 
-/// A complete HTTP response: the request that was sent, the `HTTPURLResponse`, the body and timings.
+/// A complete HTTP response: the request that was sent, the head (status, headers, URL), the body
+/// and timings.
 ///
 /// A value: validate and decode it synchronously, keep it, pass it across tasks.
 ///
@@ -15,13 +16,14 @@ import FoundationNetworking
 public struct Response: Sendable {
     /// The request as it was sent, after encoding and every modifier.
     public let request: URLRequest
-    /// The response metadata. After redirects, this is the last response's.
-    public let httpResponse: HTTPURLResponse
-    /// The response body; empty when there was none.
+    /// The response head as the transport returned it. After redirects, this is the last response's.
+    public let head: ResponseHead
+    /// The response body; empty when there was none, and in the head of a stream.
     public let data: Data
     /// When the transfer started.
     public let start: ContinuousClock.Instant
-    /// How long the transfer took, from sending the request to receiving the whole body.
+    /// How long the transfer took, from sending the request to receiving the whole body (to the
+    /// head, for a stream).
     public let duration: Duration
     /// The tries before this response that failed, and this one if it was also retryable, when a
     /// ``RetryPolicy`` sent the request more than once; empty otherwise.
@@ -39,8 +41,33 @@ public struct Response: Sendable {
     /// Where a download put the body; `nil` for other responses, and for a download whose status
     /// was not 2xx (its body is in ``data`` then).
     public internal(set) var fileURL: URL?
+    /// The body still streaming, in a response that stages see before a stream's body is read;
+    /// `nil` once the body is in ``data``.
+    var body: ResponseBody?
 
-    /// Creates a response; transports and tests use this.
+    /// Creates a response from a head; transports, stages that answer themselves, and tests use this.
+    ///
+    /// - Parameters:
+    ///   - request: The request that was sent.
+    ///   - head: Status, headers and URL.
+    ///   - data: The body.
+    ///   - start: When the transfer started.
+    ///   - duration: How long it took.
+    public init(
+        request: URLRequest,
+        head: ResponseHead,
+        data: Data,
+        start: ContinuousClock.Instant = .now,
+        duration: Duration = .zero
+    ) {
+        self.request = request
+        self.head = head
+        self.data = data
+        self.start = start
+        self.duration = duration
+    }
+
+    /// Creates a response from an `HTTPURLResponse`.
     ///
     /// - Parameters:
     ///   - request: The request that was sent.
@@ -55,27 +82,28 @@ public struct Response: Sendable {
         start: ContinuousClock.Instant = .now,
         duration: Duration = .zero
     ) {
-        self.request = request
-        self.httpResponse = httpResponse
-        self.data = data
-        self.start = start
-        self.duration = duration
+        self.init(request: request, head: ResponseHead(httpResponse), data: data, start: start, duration: duration)
+    }
+
+    /// The head as an `HTTPURLResponse`, made when asked for (it costs more than reading
+    /// ``head``; repeated fields are joined with `, `).
+    public var httpResponse: HTTPURLResponse {
+        guard let response = head.makeHTTPURLResponse() else {
+            // `HTTPURLResponse.init?` fails for no status, URL or header set on either platform
+            // (FoundationNetworking's never returns nil; Apple's only for an allocation failure).
+            preconditionFailure("HTTPURLResponse refused a response head: \(head)")
+        }
+        return response
     }
 
     /// The HTTP status code, e.g. `200`.
-    public var statusCode: Int { httpResponse.statusCode }
+    public var statusCode: Int { head.statusCode }
 
     /// The final URL, after redirects.
-    public var url: URL? { httpResponse.url }
+    public var url: URL? { head.url }
 
-    /// The response headers, sorted by name; lookups ignore case.
-    public var headers: HTTPHeaders {
-        var dictionary: [String: String] = [:]
-        for (name, value) in httpResponse.allHeaderFields {
-            dictionary[String(describing: name)] = String(describing: value)
-        }
-        return HTTPHeaders(dictionary)
-    }
+    /// The response headers as the transport returned them, repeated fields kept; lookups ignore case.
+    public var headers: HTTPHeaders { head.headers }
 
     /// The media type from `Content-Type`, lowercased and without parameters, e.g. `application/json`.
     public var mimeType: String? {
@@ -94,7 +122,7 @@ public struct Response: Sendable {
     }
 
     var contentType: ContentType? {
-        httpResponse.value(forHTTPHeaderField: "Content-Type").map(ContentType.init(parsing:))
+        head.headers.value(for: "Content-Type").map(ContentType.init(parsing:))
     }
 
     /// The `String.Encoding` for an IANA charset name; `nil` for names this module does not know.

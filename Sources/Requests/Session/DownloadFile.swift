@@ -41,9 +41,9 @@ struct DownloadFile: Sendable {
     }
 
     /// Records the validator of the response now being written, or forgets an old one.
-    func recordValidator(of response: HTTPURLResponse) {
+    func recordValidator(of headers: HTTPHeaders) {
         guard resumable else { return }
-        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+        let validator = headers.value(for: "ETag") ?? headers.value(for: "Last-Modified")
         if let validator, !validator.contains(where: { $0.isNewline }) {
             try? Data(validator.utf8).write(to: validatorFile, options: .atomic)
         } else {

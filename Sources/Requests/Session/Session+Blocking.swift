@@ -32,6 +32,7 @@ extension Session {
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` as `request` does; ``RequestError/Code/blockingCallInTask`` when
     ///   called from inside a task.
+    @available(*, noasync, message: "use request(_:) with await; this blocks a thread the tasks share")
     public func requestBlocking(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
@@ -54,6 +55,7 @@ extension Session {
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` as `request` does; ``RequestError/Code/blockingCallInTask`` when
     ///   called from inside a task.
+    @available(*, noasync, message: "use request(_:) with await; this blocks a thread the tasks share")
     public func requestBlocking(_ request: any URLRequestConvertible, timeout: Duration? = nil) throws -> Response {
         try Self.blocking {
             try await self.request(request, timeout: timeout)

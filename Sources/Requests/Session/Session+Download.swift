@@ -173,9 +173,9 @@ extension Session {
         mayRetryWithoutRange: Bool
     ) async throws -> Response {
         var request = request
-        // Byte counts and Range offsets are about the bytes on the wire; a compressed body would
-        // be decoded on the way and match neither.
-        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+        // Byte counts and Range offsets are about the bytes on the wire; a transport that decodes
+        // compressed bodies would match neither.
+        if transport.behavior.decodesContentEncoding, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let offset = file.resumableLength()
@@ -201,7 +201,7 @@ extension Session {
         // A 206 to the Range asked for continues the kept part; any other 2xx is the whole body
         // (or the range the caller asked for), from the start.
         let resumed = status == 206 && offset > 0
-        let contentRange = stream.head.httpResponse.value(forHTTPHeaderField: "Content-Range")
+        let contentRange = stream.headers.value(for: "Content-Range")
         let range = ContentRange(contentRange)
         if resumed, range?.start != offset {
             stream.cancel()
@@ -209,7 +209,7 @@ extension Session {
                                detail: "asked for the bytes from \(offset) on, got Content-Range \(contentRange ?? "none")")
         }
         let start: Int64 = resumed ? offset : 0
-        let encoding = stream.head.httpResponse.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+        let encoding = stream.headers.value(for: "Content-Encoding")?.lowercased()
         let decoded = encoding.map { $0 != "identity" } ?? false
         // A decoded body's length is not the announced one.
         let total = decoded ? nil : resumed ? (range?.total ?? stream.expectedLength.map { $0 + start }) : stream.expectedLength
@@ -221,7 +221,7 @@ extension Session {
             throw error
         }
         if !resumed {
-            file.recordValidator(of: stream.head.httpResponse)
+            file.recordValidator(of: stream.headers)
         }
         var received = start
         do {

@@ -20,9 +20,9 @@ extension Session {
     /// they see the head, with an empty ``Response/data``. A retry or a redirect cancels the body
     /// of the response it leaves behind. The timeout covers the call until the head has arrived;
     /// while the body streams, it bounds each silence instead: a body that sends nothing for that
-    /// long fails with ``RequestError/Code/timedOut`` (without a timeout, the transport's idle
-    /// timeout applies: for `URLSession`, the request's `timeoutInterval`). Memory stays bounded
-    /// when the reader is slower than the network: see ``URLSessionTransport/streamBufferLimit``.
+    /// long fails with ``RequestError/Code/timedOut`` (without a timeout, the session's
+    /// ``idleTimeout`` applies). Memory stays bounded when the reader is slower than the network:
+    /// the reader's demand drives the transport (see ``URLSessionTransport/streamBufferLimit``).
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
@@ -70,58 +70,16 @@ extension Session {
         return try await stream(built: request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
-    /// Runs a built request through the pipeline with a streaming transfer.
+    /// Runs a built request through the pipeline, returning at the head.
     func stream(
         built request: consuming URLRequest,
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?
     ) async throws -> ResponseStream {
-        let latest = LatestBody()
-        do {
-            let head = try await send(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) { transport, request in
-                var request = request
-                if let timeout {
-                    // The body has no deadline (a stream may last for hours), but a silence longer
-                    // than the call's timeout is a dead server: it becomes the transfer's idle timeout.
-                    request.timeoutInterval = max(1, timeout.seconds.rounded(.up))
-                }
-                let (response, body) = try await transport.stream(request)
-                latest.replace(with: body)
-                return (Data(), response)
-            }
-            // A stage that answered without the transport (from a cache, say) left its body in `data`.
-            let body = latest.take() ?? ResponseBody(head.data)
-            return ResponseStream(head: head.with(data: Data()), body: body)
-        } catch {
-            latest.take()?.cancel()
-            throw error
-        }
-    }
-}
-
-// MARK: - LatestBody
-
-/// The body of the newest transfer of one call. Invariant: it holds at most one body; a body it
-/// lets go of for a newer one is cancelled, and so is one that arrives after the call ended
-/// (a transfer the call's deadline abandoned).
-final class LatestBody: Sendable {
-    private let state = Guarded<(body: ResponseBody?, closed: Bool)>((nil, false))
-
-    func replace(with newer: ResponseBody) {
-        let dropped: ResponseBody? = state.withLock { state in
-            if state.closed { return newer }
-            defer { state.body = newer }
-            return state.body
-        }
-        dropped?.cancel()
-    }
-
-    /// Takes the body and closes the slot.
-    func take() -> ResponseBody? {
-        state.withLock { state in
-            defer { state = (nil, true) }
-            return state.body
-        }
+        var head = try await send(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, mode: .stream)
+        let body = head.body ?? ResponseBody(head.data)
+        head.body = nil
+        return ResponseStream(head: head.with(data: Data()), body: body)
     }
 }

@@ -97,54 +97,104 @@ extension Session {
         interceptors: [any Interceptor] = [],
         redirectPolicy: RedirectPolicy? = nil
     ) -> Upload {
-        let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task {
-            defer { continuation.finish() }
-            return try await self.performUpload(multipart, to: url, method: method, headers: headers,
-                                                timeout: timeout ?? self.timeout, interceptors: interceptors,
-                                                redirectPolicy: redirectPolicy, progress: continuation)
+        startUpload(to: url, method: method, headers: headers, timeout: timeout, interceptors: interceptors,
+                    redirectPolicy: redirectPolicy) { file in
+            let written = try multipart.write(to: file)
+            return (try RequestBody.file(file), written.contentType)
         }
-        return Upload(progress: stream, task: task)
     }
 
-    private func performUpload(
-        _ multipart: MultipartFormBody,
+    /// Uploads a body: a file streamed from disk, chunks from an async sequence, or bytes.
+    ///
+    /// ```swift
+    /// let upload = session.upload(try .file(videoURL), to: "https://example.com/videos",
+    ///                             headers: ["Content-Type": "video/quicktime"])
+    /// let response = try await upload.response().validate()
+    /// ```
+    ///
+    /// The transport sends the body as it reads it, never whole into memory. A stream body is
+    /// sent once: a 307 or 308 redirect, or a retry, after it was sent fails the call with
+    /// ``RequestError/Code/encodingFailed`` saying so. The upload starts at once.
+    ///
+    /// - Parameters:
+    ///   - body: The body.
+    ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
+    ///   - method: The HTTP method; `POST` by default.
+    ///   - headers: Headers for this request, its `Content-Type` among them.
+    ///   - timeout: The timeout for the whole upload, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    /// - Returns: The upload, with its progress (``UploadProgress/totalBytes`` is 0 while a stream
+    ///   of unknown length is sent) and its response.
+    public func upload(
+        _ body: RequestBody,
+        to url: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil
+    ) -> Upload {
+        startUpload(to: url, method: method, headers: headers, timeout: timeout, interceptors: interceptors,
+                    redirectPolicy: redirectPolicy) { _ in (body, nil) }
+    }
+
+    /// Starts an upload task; `prepare` makes the body, given a temporary file it may write
+    /// (deleted afterwards), and names the `Content-Type` it needs.
+    private func startUpload(
         to url: any URLConvertible,
         method: HTTPMethod,
         headers: HTTPHeaders?,
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?,
-        progress: AsyncStream<UploadProgress>.Continuation
+        prepare: @escaping @Sendable (URL) throws -> (RequestBody, contentType: String?)
+    ) -> Upload {
+        let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let task = Task {
+            defer { continuation.finish() }
+            return try await self.performUpload(to: url, method: method, headers: headers,
+                                                timeout: timeout ?? self.timeout, interceptors: interceptors,
+                                                redirectPolicy: redirectPolicy, progress: continuation, prepare: prepare)
+        }
+        return Upload(progress: stream, task: task)
+    }
+
+    private func performUpload(
+        to url: any URLConvertible,
+        method: HTTPMethod,
+        headers: HTTPHeaders?,
+        timeout: Duration?,
+        interceptors: [any Interceptor],
+        redirectPolicy: RedirectPolicy?,
+        progress: AsyncStream<UploadProgress>.Continuation,
+        prepare: (URL) throws -> (RequestBody, contentType: String?)
     ) async throws -> Response {
         let resolved = try build(nil) { try url.asURL() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("swift-requests-upload-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        var length: Int64 = 0
+        var body = RequestBody.empty
         let request = try build(Self.context(resolved, method)) { () throws -> URLRequest in
             var merged = self.headers
             for header in headers ?? [] {
                 merged.update(header)
             }
-            let written = try multipart.write(to: file)
-            length = written.length
-            merged.update(HTTPHeader(name: "Content-Type", value: written.contentType))
+            let (prepared, contentType) = try prepare(file)
+            body = prepared
+            if let contentType {
+                merged.update(HTTPHeader(name: "Content-Type", value: contentType))
+            }
             return try RequestDescription(url: resolved, method: method, headers: merged).asURLRequest()
         }
         try Task.checkCancellation()
-        let total = length
+        let total = body.length ?? 0
         progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
-        let method = request.httpMethod
-        let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) { transport, request in
-            // A redirect that turned the request into a GET dropped the body.
-            if request.httpMethod != method, request.httpMethod == "GET" {
-                return try await transport.send(request)
-            }
-            return try await transport.upload(request, fromFile: file) { sent, expected in
-                progress.yield(UploadProgress(bytesSent: sent, totalBytes: expected > 0 ? expected : total))
-            }
+        let call = CallBody(body: body, method: request.httpMethod) { sent, expected in
+            progress.yield(UploadProgress(bytesSent: sent, totalBytes: expected ?? total))
         }
-        progress.yield(UploadProgress(bytesSent: total, totalBytes: total))
+        let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, body: call)
+        let sent = max(total, 0)
+        progress.yield(UploadProgress(bytesSent: sent, totalBytes: total))
         return response
     }
 }

@@ -16,17 +16,22 @@ import FoundationNetworking
 /// ```
 ///
 /// One session is safe to share between tasks. Cancelling the calling task cancels the transfer
-/// (the `URLSessionTask`) and throws `CancellationError`. With a timeout, the transfer runs in its own
-/// task, so that the deadline and cancellation throw at once, without waiting for the transport to
-/// wind down.
+/// and throws `CancellationError`. The session owns every timeout, whatever the transport: the
+/// call's ``timeout`` and the ``idleTimeout``; when one passes it cancels the transfer and throws
+/// at once, without waiting for the transport to wind down. Call ``shutdown()`` when done with a
+/// session whose transport holds connections or threads.
 public final class Session: Sendable {
     /// The engine that sends requests.
     public let transport: any Transport
     /// Headers every request gets unless it sets the same name itself.
     public let headers: HTTPHeaders
-    /// The timeout for requests that do not give their own; `nil` leaves the transport's
-    /// (for `URLSession`, the configuration's `timeoutIntervalForRequest`).
+    /// The timeout for calls that do not give their own; `nil` for none (``idleTimeout`` still
+    /// applies).
     public let timeout: Duration?
+    /// The longest the session waits for a response head, or for the next bytes of a body, when
+    /// the call's timeout does not bound the wait: 60 seconds unless given (for
+    /// `Session(configuration:)`, the configuration's `timeoutIntervalForRequest`); `nil` for none.
+    public let idleTimeout: Duration?
     /// Modifiers run in order on every request, before the ``interceptors``.
     public let modifiers: [any RequestModifier]
     /// Interceptors every request passes through, outermost first, after the ``modifiers``.
@@ -45,20 +50,23 @@ public final class Session: Sendable {
     let serverOrigins: [Origin]
     /// The monitors as one, or `nil` when there are none.
     let monitorGroup: (any EventMonitor)?
+    /// Set by ``shutdown()``; a call after it fails.
+    private let isShutDown = Guarded(false)
 
     /// Creates a session over `URLSession`.
     ///
     /// - Parameters:
     ///   - configuration: The `URLSession` configuration; `.default` unless given.
     ///   - headers: Headers for every request; a request's own headers win.
-    ///   - timeout: The default timeout for a whole call, retries included, or `nil` for the configuration's.
+    ///   - timeout: The default timeout for a whole call, retries included, or `nil` for none.
     ///   - modifiers: Modifiers run in order on every request, first.
     ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
-    ///   - cookies: Where cookies are kept; by default where `configuration` says
-    ///     (`HTTPCookieStorage.shared` for `.default`). The session sends and stores them itself;
-    ///     `URLSession` is told not to.
+    ///   - cookies: Where cookies are kept; in memory, for this session alone, by default (as for
+    ///     ``init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:)``);
+    ///     ``Cookies/fromConfiguration`` uses `configuration`'s storage. The session sends and
+    ///     stores them itself; `URLSession` is told not to.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         headers: HTTPHeaders = [:],
@@ -67,15 +75,17 @@ public final class Session: Sendable {
         interceptors: [any Interceptor] = [],
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
-        cookies: Cookies = .fromConfiguration
+        cookies: Cookies = .inMemory()
     ) {
         let cookies = cookies.resolved(with: configuration)
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
+        let idle = configuration.timeoutIntervalForRequest
         self.init(
             transport: URLSessionTransport(configuration: configuration),
-            headers: headers, timeout: timeout, modifiers: modifiers, interceptors: interceptors, monitors: monitors,
+            headers: headers, timeout: timeout, idleTimeout: idle > 0 && idle.isFinite ? .seconds(idle) : nil,
+            modifiers: modifiers, interceptors: interceptors, monitors: monitors,
             redirectPolicy: redirectPolicy, cookies: cookies
         )
     }
@@ -85,26 +95,29 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - transport: The engine that sends requests.
     ///   - headers: Headers for every request; a request's own headers win.
-    ///   - timeout: The default timeout for a whole call, retries included, or `nil` for the transport's.
+    ///   - timeout: The default timeout for a whole call, retries included, or `nil` for none.
+    ///   - idleTimeout: The longest wait for a head or the next bytes of a body that the call's
+    ///     timeout does not bound; 60 seconds by default, `nil` for none.
     ///   - modifiers: Modifiers run in order on every request, first.
     ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
-    ///   - cookies: Where cookies are kept; none by default (a `URLSession` inside the transport
-    ///     may still keep its own).
+    ///   - cookies: Where cookies are kept; in memory, for this session alone, by default.
     public init(
         transport: any Transport,
         headers: HTTPHeaders = [:],
         timeout: Duration? = nil,
+        idleTimeout: Duration? = .seconds(60),
         modifiers: [any RequestModifier] = [],
         interceptors: [any Interceptor] = [],
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
-        cookies: Cookies = .none
+        cookies: Cookies = .inMemory()
     ) {
         self.transport = transport
         self.headers = headers
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
         self.modifiers = modifiers
         self.interceptors = interceptors
         self.monitors = monitors
@@ -113,7 +126,7 @@ public final class Session: Sendable {
         self.innerStages = Self.innerStages(redirectPolicy, self.cookies)
         self.defaultStages = interceptors + innerStages
         let stages: [any Interceptor] = modifiers + interceptors
-        self.serverOrigins = stages.compactMap { ($0 as? ServerEnvironment)?.origin }
+        self.serverOrigins = stages.compactMap { ($0 as? any RequestModifier)?.serverOrigin }
         self.monitorGroup = monitors.isEmpty ? nil : MonitorGroup(monitors: monitors)
     }
 
@@ -265,6 +278,30 @@ public final class Session: Sendable {
         return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
+    // MARK: Lifecycle
+
+    /// Shuts the session down: calls after this fail with ``RequestError/Code/sessionShutDown``,
+    /// and the transport closes its connections (``Transport/shutdown()``). Calls under way are
+    /// left to finish or fail as the transport decides. Calling it again does nothing.
+    ///
+    /// - Throws: The transport's error when it could not shut down cleanly.
+    public func shutdown() async throws {
+        let first = isShutDown.withLock { shut in
+            defer { shut = true }
+            return !shut
+        }
+        if first {
+            try await transport.shutdown()
+        }
+    }
+
+    /// Throws when the session was shut down.
+    func checkOpen(_ request: URLRequest?) throws {
+        if isShutDown.withLock({ $0 }) {
+            throw RequestError(.sessionShutDown, request: request, detail: "shutdown() was called on this session")
+        }
+    }
+
     // MARK: Pipeline
 
     /// Builds a request from its parts, the session's headers first.
@@ -334,13 +371,15 @@ public final class Session: Sendable {
     ///
     /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
     /// copies the underlying `NSMutableURLRequest`, the stages change it in place. With a timeout,
-    /// the whole chain races the deadline, so retries and their back-off count towards it.
+    /// the whole chain races the deadline, so retries and their back-off count towards it; a stream
+    /// call's chain ends at the head, so there the timeout bounds the wait for the head.
     func send(
         _ request: consuming URLRequest,
         timeout: Duration?,
         interceptors perCall: [any Interceptor],
         redirectPolicy: RedirectPolicy? = nil,
-        transfer: Transfer? = nil
+        mode: InterceptorChain.Mode = .collect,
+        body: CallBody? = nil
     ) async throws -> Response {
         let context = RequestContext(
             deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
@@ -351,13 +390,22 @@ public final class Session: Sendable {
         } else {
             stages = perCall.isEmpty ? defaultStages : interceptors + perCall + innerStages
         }
+        // The idle limit bounds each wait on the transport that the call's timeout does not: for
+        // a collecting call, a timeout longer than it; for a stream, the head when there is no
+        // timeout (the body's silences are the reader's, see ``ResponseBody``).
+        var idleLimit = idleTimeout
+        if let timeout, let limit = idleLimit, mode == .stream || timeout <= limit {
+            idleLimit = nil
+        }
+        let idle = idleLimit.map { ($0, IdleWatch()) }
         let chain = InterceptorChain(
-            stages: stages, transport: transport, transfer: transfer,
-            context: context, monitors: monitorGroup, timeout: timeout
+            stages: stages, transport: transport, context: context, monitors: monitorGroup,
+            timeout: timeout, idleTimeout: idleTimeout, idle: idle?.1, mode: mode, body: body
         )
         var url = request.url
         let method = request.httpMethod
         do {
+            try checkOpen(request)
             // The modifiers complete the request once, in place, before anything decides on it
             // (a throttle per host or credentials per origin need its final URL).
             for modifier in modifiers {
@@ -366,16 +414,21 @@ public final class Session: Sendable {
             }
             try Task.checkCancellation()
             url = request.url
-            guard let timeout else {
-                // No deadline: the chain runs in this task and sees its cancellation directly
-                // (URLSession cancels its task at once), which saves spawning a task per request.
-                return try await chain.run(request, from: 0)
+            var response: Response
+            if timeout != nil || idle != nil {
+                let sent = request
+                response = try await Race.run(deadline: timeout, idle: idle) { try await chain.run(sent, from: 0) }
+            } else {
+                // No deadline: the chain runs in this task and sees its cancellation directly,
+                // which saves spawning a task per request.
+                response = try await chain.run(request, from: 0)
             }
-            // The session enforces the deadline itself. URLSession's own timer must not fire first;
-            // on Linux it truncates to whole seconds, so a 0.8 s interval would fire at once.
-            request.timeoutInterval = max(request.timeoutInterval, timeout.seconds.rounded(.up))
-            let sent = request
-            return try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
+            if mode == .stream {
+                // The newest transfer's body; a stage that answered without the transport (from
+                // a cache, say) left its body in `data`.
+                response.body = chain.latest.take() ?? response.body ?? ResponseBody(response.data)
+            }
+            return response
         } catch {
             let failure = InterceptorChain.transportError(error, request: InterceptorChain.named(url, method), timeout: timeout)
             chain.finish(failing: failure, url: url, method: method)
@@ -408,6 +461,14 @@ extension Duration {
     var seconds: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// The duration in words for errors: "3 seconds", "1 second", "0.25 seconds".
+    var phrase: String {
+        let value = seconds
+        if value == 1 { return "1 second" }
+        if value == value.rounded(), abs(value) < 1e15 { return "\(Int(value)) seconds" }
+        return "\((value * 1000).rounded() / 1000) seconds"
     }
 }
 

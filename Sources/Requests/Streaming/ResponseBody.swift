@@ -3,14 +3,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// MARK: - ChunkSource
+// MARK: - ResponseBodySource
 
-/// Where a streamed body's chunks come from: the transport's buffer, or a body already in memory.
+/// Where a streamed body's chunks come from: a transport's connection, or a body in memory.
 ///
+/// A transport conforms a type of its own and returns ``ResponseBody/init(source:)``. Reading is
+/// pull-based: ``next()`` is called only when the reader wants the next chunk, so an engine that
+/// asks its connection for more bytes only then holds a fast server back (TCP does the rest).
 /// One reader at a time calls ``next()``; ``cancel()`` may come from any thread, at any time, and
-/// more than once.
-protocol ChunkSource: AnyObject, Sendable {
+/// more than once, and must stop the transfer at once: it is called when the reader breaks out of
+/// its loop, its task is cancelled, ``ResponseBody/collect(upTo:)`` overflows, a timeout passes,
+/// or the last copy of the body is dropped unread.
+public protocol ResponseBodySource: AnyObject, Sendable {
     /// The next chunk, or `nil` at the end of the body.
+    ///
+    /// - Returns: A chunk, or `nil` at the end.
+    /// - Throws: The transfer's error (a ``TransportError`` or the engine's own, classified by
+    ///   the reader), or `CancellationError` once cancelled.
     func next() async throws -> Data?
     /// Stops the transfer and drops what is buffered; a later ``next()`` throws `CancellationError`.
     func cancel()
@@ -36,10 +45,19 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     /// Cancels the transfer once the last copy of this body and every iterator over it are gone.
     let owner: Owner
+    /// The request the body answers, for naming it in errors; the session sets it.
+    var request: URLRequest?
+    /// The longest the reader waits for a chunk before the body fails as timed out; the session
+    /// sets it from the call's timeout.
+    var silenceLimit: Duration?
 
-    var source: any ChunkSource { owner.source }
+    var source: any ResponseBodySource { owner.source }
 
-    init(source: any ChunkSource) {
+    /// A body whose chunks come from a transport's source.
+    ///
+    /// - Parameter source: The source; it is cancelled when the body is cancelled, read no
+    ///   further, or dropped unread.
+    public init(source: any ResponseBodySource) {
         self.owner = Owner(source: source)
     }
 
@@ -61,15 +79,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///
     /// - Returns: The iterator; destroying it before the end cancels the transfer.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(reader: Reader(owner: owner))
+        Iterator(reader: Reader(owner: owner, request: request, silenceLimit: silenceLimit))
     }
 
     /// Holds the source for the body's copies and iterators; when the last of them goes, a
     /// transfer nobody finished reading is cancelled (a finished one ignores the cancel).
     final class Owner: Sendable {
-        let source: any ChunkSource
+        let source: any ResponseBodySource
 
-        init(source: any ChunkSource) {
+        init(source: any ResponseBodySource) {
             self.source = source
         }
 
@@ -89,7 +107,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         for try await chunk in self {
             guard data.count + chunk.count <= limit else {
                 source.cancel()
-                throw RequestError(.bodyTooLarge, detail: "the body is longer than \(limit) bytes")
+                throw RequestError(.bodyTooLarge, request: request, detail: "the body is longer than \(limit) bytes")
             }
             data.append(chunk)
         }
@@ -109,44 +127,79 @@ public struct ResponseBody: AsyncSequence, Sendable {
         ///
         /// - Returns: The chunk, or `nil` at the end of the body.
         /// - Throws: ``RequestError`` with code ``RequestError/Code/streamFailed`` when the connection
-        ///   failed mid-body, or `CancellationError` when the reading task or the body was cancelled.
+        ///   failed mid-body, ``RequestError/Code/timedOut`` when it sent nothing for the call's
+        ///   timeout, or `CancellationError` when the reading task or the body was cancelled.
         public mutating func next() async throws -> Data? {
             try await reader.next()
         }
     }
 
-    /// Cancels the transfer when the iterator goes away before the body ended, e.g. on `break`.
+    /// Reads the source for one iterator: bounds each wait by the silence limit, turns what the
+    /// source throws into the error callers see (the one place that does), and cancels the
+    /// transfer when the iterator goes away before the body ended, e.g. on `break`.
     final class Reader {
         private let owner: Owner
+        private let request: URLRequest?
+        private let silence: SilenceTimer?
         private var done = false
-        private var source: any ChunkSource { owner.source }
+        private var source: any ResponseBodySource { owner.source }
 
-        init(owner: Owner) {
+        init(owner: Owner, request: URLRequest?, silenceLimit: Duration?) {
             self.owner = owner
+            self.request = request
+            self.silence = silenceLimit.map { SilenceTimer(limit: $0, source: owner.source) }
         }
 
         func next() async throws -> Data? {
             guard !done else { return nil }
             do {
+                silence?.waiting(true)
+                defer { silence?.waiting(false) }
                 guard let chunk = try await source.next() else {
-                    done = true
+                    finish()
                     return nil
                 }
                 return chunk
             } catch {
-                done = true
+                finish()
                 source.cancel()
-                throw error
+                throw failure(error)
             }
+        }
+
+        private func finish() {
+            done = true
+            silence?.stop()
         }
 
         /// Ends reading early and cancels the transfer.
         func cancelTransfer() {
-            done = true
+            finish()
             source.cancel()
         }
 
+        /// What the source threw, as the reader sees it.
+        private func failure(_ error: any Error) -> any Error {
+            if let silence, silence.fired {
+                return RequestError(.timedOut, request: request, detail: "the body sent nothing for \(silence.limit.phrase)",
+                                    transportErrorKind: .timedOut)
+            }
+            if error is RequestError || error is CancellationError { return error }
+            let kind = TransportError.kind(of: error)
+            let engine = TransportError.engineError(error)
+            switch kind {
+            case .cancelled:
+                return CancellationError()
+            case .timedOut:
+                return RequestError(.timedOut, request: request, detail: "the body stopped arriving",
+                                    underlyingError: engine, transportErrorKind: kind)
+            default:
+                return RequestError(.streamFailed, request: request, underlyingError: engine, transportErrorKind: kind)
+            }
+        }
+
         deinit {
+            silence?.stop()
             if !done {
                 source.cancel()
             }
@@ -154,10 +207,77 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 }
 
+// MARK: - SilenceTimer
+
+/// Fails a body that sends nothing for `limit` while its reader waits: one timer task per reader,
+/// asleep until the wait under way could have lasted `limit`, which cancels the source then.
+///
+/// Invariant, under the lock: `task` runs only while the reader has not finished, and `fired` is
+/// set once, before the source is cancelled.
+final class SilenceTimer: Sendable {
+    let limit: Duration
+    private let source: any ResponseBodySource
+    private let state = Guarded<(since: ContinuousClock.Instant?, fired: Bool, task: Task<Void, Never>?, stopped: Bool)>((nil, false, nil, false))
+
+    init(limit: Duration, source: any ResponseBodySource) {
+        self.limit = limit
+        self.source = source
+    }
+
+    var fired: Bool { state.withLock { $0.fired } }
+
+    /// The reader starts (`true`) or stops (`false`) waiting for a chunk.
+    func waiting(_ isWaiting: Bool) {
+        let start = state.withLock { state -> Bool in
+            state.since = isWaiting ? .now : nil
+            guard isWaiting, state.task == nil, !state.stopped else { return false }
+            return true
+        }
+        guard start else { return }
+        let task = Task { [weak self] in
+            guard let self else { return }
+            await self.watch()
+        }
+        let stopped = state.withLock { state -> Bool in
+            if state.stopped || state.task != nil { return true }
+            state.task = task
+            return false
+        }
+        if stopped { task.cancel() }
+    }
+
+    private func watch() async {
+        while !Task.isCancelled {
+            let since = state.withLock { $0.since }
+            let end = (since ?? .now) + limit
+            guard (try? await Task.sleep(until: end, clock: .continuous)) != nil else { return }
+            let fire = state.withLock { state -> Bool in
+                guard !state.stopped, let since = state.since, ContinuousClock.now - since >= limit else { return false }
+                state.fired = true
+                return true
+            }
+            if fire {
+                source.cancel()
+                return
+            }
+        }
+    }
+
+    /// The reader finished: the timer ends.
+    func stop() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.stopped = true
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
+    }
+}
+
 // MARK: - Sources in memory
 
 /// A body already in memory.
-final class DataSource: ChunkSource {
+final class DataSource: ResponseBodySource {
     private let state: Guarded<(data: Data?, cancelled: Bool)>
 
     init(_ data: Data) {
@@ -179,9 +299,9 @@ final class DataSource: ChunkSource {
 
 /// A body whose chunks come from an `AsyncThrowingStream`.
 ///
-/// Its iterator is used by one reader at a time, as ``ChunkSource`` promises, so it sits outside
+/// Its iterator is used by one reader at a time, as ``ResponseBodySource`` promises, so it sits outside
 /// the lock; the lock guards only the cancellation flag.
-final class StreamSource: ChunkSource, @unchecked Sendable {
+final class StreamSource: ResponseBodySource, @unchecked Sendable {
     private var iterator: AsyncThrowingStream<Data, any Error>.Iterator
     private let cancelled = Guarded(false)
 

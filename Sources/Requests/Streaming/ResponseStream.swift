@@ -43,7 +43,7 @@ public struct ResponseStream: Sendable {
     public var url: URL? { head.url }
     /// The length `Content-Length` announces, when it does.
     public var expectedLength: Int64? {
-        head.httpResponse.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        head.headers.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Returns the stream when its status code and content type are acceptable, before any of the
@@ -111,7 +111,7 @@ public struct ResponseStream: Sendable {
 extension Response {
     /// This response with another body, keeping everything else.
     func with(data: Data) -> Response {
-        var copy = Response(request: request, httpResponse: httpResponse, data: data, start: start, duration: .now - start)
+        var copy = Response(request: request, head: head, data: data, start: start, duration: .now - start)
         copy.failedAttempts = failedAttempts
         copy.redirects = redirects
         copy.cookies = cookies

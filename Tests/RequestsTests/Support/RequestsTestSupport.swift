@@ -106,9 +106,10 @@ struct MockTransport: Transport {
         }
     }
 
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        sent.withLock { $0.append(request) }
-        return try await answer(request)
+    func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+        sent.withLock { $0.append(request.urlRequest) }
+        let (data, response) = try await answer(request.urlRequest)
+        return (ResponseHead(response), ResponseBody(data))
     }
 
     var requests: [URLRequest] { sent.withLock { $0 } }

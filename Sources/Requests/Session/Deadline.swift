@@ -5,6 +5,41 @@ import Foundation
 /// A ``Race`` deadline passed before its operation finished.
 struct DeadlineExceeded: Error {}
 
+/// The transport was silent, while the call waited on it, for longer than the idle limit.
+struct IdleExceeded: Error {
+    let limit: Duration
+    let phase: IdleWatch.Phase
+}
+
+// MARK: - IdleWatch
+
+/// When a call started waiting on its transport, and for what; the ``Race`` timer fails the call
+/// when one wait lasts longer than the idle limit. Waits end when the transport answers, so the
+/// stages' own pauses (a retry's back-off) never count.
+final class IdleWatch: Sendable {
+    /// What the call waits for.
+    enum Phase: Sendable {
+        case head
+        case body
+    }
+
+    private let state = Guarded<(since: ContinuousClock.Instant?, phase: Phase)>((nil, .head))
+
+    /// The call starts waiting for `phase`, or hears from the transport and waits again.
+    func waiting(for phase: Phase) {
+        state.withLock { $0 = (.now, phase) }
+    }
+
+    /// The call stops waiting on the transport.
+    func idle() {
+        state.withLock { $0.since = nil }
+    }
+
+    fileprivate var current: (since: ContinuousClock.Instant?, phase: Phase) {
+        state.withLock { $0 }
+    }
+}
+
 // MARK: - Race
 
 /// Runs an operation in its own task and returns its result, unless the deadline passes or the
@@ -26,15 +61,19 @@ final class Race<Value: Sendable>: Sendable {
 
     private init() {}
 
-    /// Runs `operation`, racing it against `deadline` and against cancellation of the caller.
+    /// Runs `operation`, racing it against `deadline`, against a wait on the transport longer
+    /// than `idle`, and against cancellation of the caller.
     ///
     /// - Parameters:
     ///   - deadline: How long to wait, or `nil` to wait for the operation however long it takes.
+    ///   - idle: The longest single wait on the transport, and the watch the operation reports
+    ///     its waits to; `nil` for no such limit.
     ///   - operation: The work; it is cancelled when it loses.
     /// - Returns: The operation's value.
-    /// - Throws: The operation's error, ``DeadlineExceeded``, or `CancellationError`.
+    /// - Throws: The operation's error, ``DeadlineExceeded``, ``IdleExceeded``, or `CancellationError`.
     static func run(
         deadline: Duration?,
+        idle: (limit: Duration, watch: IdleWatch)? = nil,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let race = Race()
@@ -50,11 +89,10 @@ final class Race<Value: Sendable>: Sendable {
                         race.finish(.failure(error))
                     }
                 })
-                if let end {
+                if end != nil || idle != nil {
                     race.add(Task {
                         do {
-                            try await Task.sleep(until: end, clock: .continuous)
-                            race.finish(.failure(DeadlineExceeded()))
+                            race.finish(.failure(try await Self.timer(until: end, idle: idle)))
                         } catch {
                             // Cancelled because the operation finished first.
                         }
@@ -63,6 +101,30 @@ final class Race<Value: Sendable>: Sendable {
             }
         } onCancel: {
             race.finish(.failure(CancellationError()))
+        }
+    }
+
+    /// Sleeps until the deadline passes or a wait on the transport outlasts the idle limit, and
+    /// returns which; throws when cancelled.
+    private static func timer(until end: ContinuousClock.Instant?, idle: (limit: Duration, watch: IdleWatch)?) async throws -> any Error {
+        while true {
+            var wake = end
+            if let idle {
+                let since = idle.watch.current.since ?? .now
+                wake = min(wake ?? since + idle.limit, since + idle.limit)
+            }
+            guard let wake else { return DeadlineExceeded() }
+            try await Task.sleep(until: wake, clock: .continuous)
+            let now = ContinuousClock.now
+            if let end, now >= end {
+                return DeadlineExceeded()
+            }
+            if let idle {
+                let (since, phase) = idle.watch.current
+                if let since, now - since >= idle.limit {
+                    return IdleExceeded(limit: idle.limit, phase: phase)
+                }
+            }
         }
     }
 

@@ -22,7 +22,7 @@ import FoundationNetworking
 /// - `waiter` exists only while nothing is buffered (in memory or spilled) and `end` is `nil`;
 /// - `buffered` is the byte count of `chunks`; spilled bytes are newer than every chunk;
 /// - once `cancelled` is set, nothing is buffered any more.
-final class StreamBuffer: ChunkSource, @unchecked Sendable {
+final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
     /// How many bytes may wait before the network is held back.
     let limit: Int
     /// The request, for naming it in errors.
@@ -252,18 +252,9 @@ final class StreamBuffer: ChunkSource, @unchecked Sendable {
         task?.cancel()
     }
 
-    /// A transfer error after the head, as callers see it.
+    /// A transfer error after the head: passed on as it is; ``ResponseBody`` classifies it.
     private func failure(_ error: any Error) -> any Error {
-        if error is RequestError || error is CancellationError { return error }
-        switch (error as? URLError)?.code {
-        case .cancelled?:
-            return CancellationError()
-        case .timedOut?:
-            let seconds = Int(request.timeoutInterval.rounded(.up))
-            return RequestError(.timedOut, request: request, detail: "the body sent nothing for \(seconds) seconds", underlyingError: error)
-        default:
-            return RequestError(.streamFailed, request: request, underlyingError: error)
-        }
+        error
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {

@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - TaskDelegate
+
+/// The one delegate of a ``URLSessionTransport``'s session: it finds each task's
+/// ``StreamBuffer`` by the task's identifier and feeds it; declines redirects and authentication
+/// challenges, which the session's pipeline handles; reports upload progress.
+///
+/// Invariant: `tasks` holds an entry from just before a task is resumed until its completion.
+final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// What the delegate keeps for one task.
+    struct Entry {
+        let buffer: StreamBuffer
+        let progress: (@Sendable (Int64, Int64?) -> Void)?
+        /// A temporary file holding a streamed body, removed when the task completes.
+        let spooled: URL?
+    }
+
+    private let tasks = Guarded<[Int: Entry]>([:])
+
+    /// Starts feeding `buffer` from `task`; call before the task is resumed.
+    func register(_ task: URLSessionTask, buffer: StreamBuffer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
+        let entry = Entry(buffer: buffer, progress: progress, spooled: spooled)
+        tasks.withLock { $0[task.taskIdentifier] = entry }
+    }
+
+    private func entry(_ task: URLSessionTask) -> Entry? {
+        tasks.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // FoundationNetworking reports each interim response (100 Continue, 102 Processing,
+        // 103 Early Hints) as if it were the head; the head is the final response. 101 is final:
+        // nothing here speaks the protocol it switches to, so the caller sees it as it is.
+        if let status = (response as? HTTPURLResponse)?.statusCode, (100..<200).contains(status), status != 101 {
+            completionHandler(.allow)
+            return
+        }
+        entry(dataTask)?.buffer.receive(response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        entry(dataTask)?.buffer.receive(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        entry(task)?.progress?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let spooled = entry.spooled {
+            try? FileManager.default.removeItem(at: spooled)
+        }
+        if error == nil, let progress = entry.progress {
+            let sent = task.countOfBytesSent
+            progress(sent, sent)
+        }
+        // FoundationNetworking answers a declined challenge by cancelling; its failure response
+        // was passed on in the challenge callback, so the head has arrived and the body is empty.
+        entry.buffer.complete(error.map(URLSessionTransport.classified), response: task.response)
+    }
+
+    /// Redirects are the pipeline's to follow (``RedirectPolicy``): the 3xx response is returned.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// Challenges are the pipeline's to answer: a 401 or 407 is returned as a response.
+    ///
+    /// Apple's `URLSession` returns the 401 itself under default handling. FoundationNetworking
+    /// never completes the task under default handling and fails it as cancelled when declined, so
+    /// there the challenge's `failureResponse` becomes the head, and the body is empty.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        if let response = challenge.failureResponse, let buffer = entry(task)?.buffer {
+            buffer.receive(response)
+            buffer.complete(nil)
+        }
+        // This runs on FoundationNetworking's work queue (``InlineQueue``); declining cancels the
+        // task, which must not wait for that queue.
+        DispatchQueue.global().async {
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+}
+
+#if canImport(FoundationNetworking)
+// MARK: - InlineQueue
+
+/// The delegate queue of a Linux transport's session: it runs each delegate call at once, on the
+/// thread that adds it, which is FoundationNetworking's work queue inside libcurl's callback.
+///
+/// With an ordinary queue, libcurl hands chunks over faster than a serial `OperationQueue` runs
+/// them, and the chunks waiting in that queue (tens of MiB for a fast server) are memory that no
+/// buffer limit can see. Run in place, every chunk reaches the ``StreamBuffer`` before libcurl
+/// reads the next. The delegate never waits and never calls back into `URLSession`
+/// synchronously; the only lock it takes is held for a dictionary lookup.
+final class InlineQueue: OperationQueue, @unchecked Sendable {
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        block()
+    }
+}
+#endif

@@ -1,0 +1,234 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - URLSessionTransport
+
+/// A ``Transport`` backed by `URLSession`, on Apple platforms and on Linux (FoundationNetworking).
+///
+/// Over a session it makes itself, every request is one task of that one `URLSession`, whose one
+/// delegate feeds each task's body to its reader (holding the network back when the reader is
+/// behind, see ``streamBufferLimit``), reports upload progress, returns redirects unfollowed and
+/// declines authentication challenges, so that a 401 reaches the pipeline as a response. Its
+/// `URLSession` keeps no cookies and enforces no timeout of its own; the ``Session`` does both.
+///
+/// Over a caller's `URLSession` (``init(session:streamBufferLimit:)``), that session's delegate
+/// keeps its say (redirects, challenges, pinning on Apple platforms), and bodies arrive whole:
+/// the first chunk is the whole body.
+///
+/// On Linux, `URLSession` cannot trust a private certificate authority or pin a certificate: no
+/// challenge reaches any delegate, and `SSL_CERT_FILE` is ignored; only the system's trust store
+/// (`/etc/ssl/certs`, `update-ca-certificates`) works. Use the AsyncHTTPClient transport for that.
+public struct URLSessionTransport: Transport {
+    /// The session that carries the requests.
+    public let session: URLSession
+    /// How many bytes of a body may wait in memory for a slow reader; 1 MiB unless given.
+    /// Beyond it, on Apple platforms the transfer is paused until the reader has taken half of
+    /// them; on Linux, where FoundationNetworking cannot pause a transfer, the rest waits in an
+    /// unlinked temporary file, read back in order.
+    public let streamBufferLimit: Int
+    /// The delegate of a session this transport made; `nil` over a caller's session.
+    private let delegate: TaskDelegate?
+
+    /// Creates a transport with its own `URLSession`.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration; `.default` unless given. Its cookie storage
+    ///     and `timeoutIntervalForRequest` are not used: the ``Session`` keeps cookies and time.
+    ///   - streamBufferLimit: How many bytes of a body may wait for a slow reader.
+    public init(configuration: URLSessionConfiguration = .default, streamBufferLimit: Int = 1 << 20) {
+        let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.timeoutIntervalForRequest = Self.engineTimeout
+        let delegate = TaskDelegate()
+        #if canImport(FoundationNetworking)
+        // Delegate calls run in place on FoundationNetworking's work queue (see InlineQueue), so
+        // that every chunk reaches its buffer before libcurl reads the next.
+        let queue: OperationQueue? = InlineQueue()
+        #else
+        let queue: OperationQueue? = nil
+        #endif
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.streamBufferLimit = streamBufferLimit
+        self.delegate = delegate
+    }
+
+    /// Creates a transport over an existing session, which keeps its own delegate.
+    ///
+    /// - Parameters:
+    ///   - session: The session to use.
+    ///   - streamBufferLimit: Unused over a caller's session, whose bodies arrive whole.
+    public init(session: URLSession, streamBufferLimit: Int = 1 << 20) {
+        self.session = session
+        self.streamBufferLimit = streamBufferLimit
+        self.delegate = nil
+    }
+
+    /// `URLSession` decodes gzip, deflate and (on Apple platforms) br bodies, and adds
+    /// `Accept-Encoding`, and on Linux `Accept-Language` and `User-Agent` where a request has none.
+    public var behavior: TransportBehavior {
+        var added: HTTPHeaders = [:]
+        #if canImport(FoundationNetworking)
+        added.add(name: "Accept-Encoding", value: "deflate, gzip")
+        added.add(name: "Connection", value: "keep-alive")
+        #else
+        added.add(name: "Accept-Encoding", value: "gzip, deflate, br")
+        added.add(name: "Connection", value: "keep-alive")
+        #endif
+        return TransportBehavior(decodesContentEncoding: true, addedHeaders: added)
+    }
+
+    /// The timeout every task gets, so that `URLSession`'s own timer never fires before the
+    /// session's: a week, `URLSession`'s own resource limit.
+    static let engineTimeout: TimeInterval = 7 * 24 * 3600
+
+    /// Sends a request as one task of the transport's session and returns at its head.
+    ///
+    /// - Parameter request: The request and its body.
+    /// - Returns: The head and the body.
+    /// - Throws: ``TransportError`` (the `URLError` beneath) before the head arrived;
+    ///   `CancellationError` when the calling task was cancelled.
+    public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+        guard let delegate else {
+            return try await sendWhole(request)
+        }
+        var urlRequest = request.urlRequest
+        urlRequest.timeoutInterval = Self.engineTimeout
+        let buffer = StreamBuffer(request: urlRequest, limit: streamBufferLimit)
+        let task: URLSessionTask
+        var spooled: URL?
+        switch request.body.storage {
+        case .empty, .data:
+            task = session.dataTask(with: urlRequest)
+        case .file(let url, _):
+            urlRequest.httpBody = nil
+            task = session.uploadTask(with: urlRequest, fromFile: url)
+        case .stream:
+            // URLSession streams a body only from an InputStream; the chunks go to a temporary
+            // file first (memory stays bounded), which is then uploaded and removed.
+            let file = try await Self.spool(request.body, for: urlRequest)
+            spooled = file
+            urlRequest.httpBody = nil
+            task = session.uploadTask(with: urlRequest, fromFile: file)
+        }
+        delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
+        buffer.start(task)
+        do {
+            let head = try await buffer.response()
+            return (ResponseHead(head), ResponseBody(source: buffer))
+        } catch {
+            buffer.cancel()
+            throw Self.classified(error)
+        }
+    }
+
+    /// Closes the transport's session once its tasks are done; over a caller's session, nothing.
+    public func shutdown() async throws {
+        if delegate != nil {
+            session.finishTasksAndInvalidate()
+        }
+    }
+}
+
+// MARK: - Errors
+
+extension URLSessionTransport {
+    /// A `URLError` as a ``TransportError``; the error Apple's `URLSession` reports for the same
+    /// event where FoundationNetworking's differs (libcurl calls a connection closed before any
+    /// reply "Empty reply from server", under `badServerResponse`).
+    static func classified(_ error: any Error) -> any Error {
+        guard var urlError = error as? URLError else { return error }
+        #if canImport(FoundationNetworking)
+        if urlError.code == .badServerResponse,
+           urlError.userInfo[NSLocalizedDescriptionKey] as? String == "Empty reply from server" {
+            urlError = URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+        }
+        #endif
+        return TransportError(TransportError.Kind(urlError), underlyingError: urlError)
+    }
+
+    /// Writes a stream body to a temporary file, unlinked by the task's completion.
+    static func spool(_ body: RequestBody, for request: URLRequest) async throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("swift-requests-body-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw RequestError(.encodingFailed, request: request, detail: "could not create \(file.path) to hold the streamed body")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            let chunks = body.chunks()
+            while let chunk = try await chunks.next() {
+                try handle.write(contentsOf: chunk)
+            }
+            return file
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+
+    /// Over a caller's session: one task with a completion handler, its body whole.
+    private func sendWhole(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+        var urlRequest = request.urlRequest
+        var spooled: URL?
+        defer { spooled.map { try? FileManager.default.removeItem(at: $0) } }
+        var file: URL?
+        switch request.body.storage {
+        case .empty, .data:
+            break
+        case .file(let url, _):
+            file = url
+        case .stream:
+            spooled = try await Self.spool(request.body, for: urlRequest)
+            file = spooled
+        }
+        if file != nil { urlRequest.httpBody = nil }
+        let box = Guarded<(task: URLSessionTask?, continuation: CheckedContinuation<(Data, URLResponse), any Error>?, cancelled: Bool)>((nil, nil, false))
+        let (data, response) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+                    guard let waiting = box.withLock({ $0.continuation.take() }) else { return }
+                    if let error {
+                        waiting.resume(throwing: Self.classified(error))
+                    } else if let response {
+                        waiting.resume(returning: (data ?? Data(), response))
+                    } else {
+                        waiting.resume(throwing: TransportError(.other, detail: "no response"))
+                    }
+                }
+                let task = if let file {
+                    session.uploadTask(with: urlRequest, fromFile: file, completionHandler: handler)
+                } else {
+                    session.dataTask(with: urlRequest, completionHandler: handler)
+                }
+                let cancelled = box.withLock { state in
+                    state.task = task
+                    if !state.cancelled { state.continuation = continuation }
+                    return state.cancelled
+                }
+                if cancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            let (task, waiting) = box.withLock { state in
+                state.cancelled = true
+                return (state.task, state.continuation.take())
+            }
+            // Resume first: cancelling a task on Linux can block on the session's queue.
+            waiting?.resume(throwing: CancellationError())
+            task?.cancel()
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw TransportError(.other, detail: "the response is not HTTP")
+        }
+        if let total = request.body.length {
+            request.progress?(total, total)
+        }
+        return (ResponseHead(http), ResponseBody(data))
+    }
+}
