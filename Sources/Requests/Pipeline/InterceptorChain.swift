@@ -92,14 +92,18 @@ final class InterceptorChain: Sendable {
         let start = ContinuousClock.now
         monitors?.requestWillSend(request, attempt: RequestAttempt(callID: context.id, number: number, start: start))
         do {
-            let outgoing = try transportRequest(for: request)
-            idle?.waiting(for: .head)
+            let handle = TransferHandle()
+            let outgoing = try transportRequest(for: request, handle: handle)
+            idle?.waiting(for: .head, handle: handle)
             defer { idle?.idle() }
             var (head, body) = try await transport.send(outgoing)
             body.request = request
             var response: Response
             switch mode {
             case .collect:
+                // The idle limit cuts a silent body off through the handle, too.
+                let reading = body
+                handle.onCancel { reading.cancel() }
                 response = Response(request: request, head: head, data: try await collect(body), start: start, duration: .now - start)
             case .stream:
                 body.silenceLimit = timeout ?? idleTimeout
@@ -112,7 +116,8 @@ final class InterceptorChain: Sendable {
             }
             return response
         } catch {
-            let failure = Self.transportError(error, request: request, timeout: timeout)
+            let cause: any Error = if let idle, let phase = idle.expired { IdleExceeded(limit: idle.limit, phase: phase) } else { error }
+            let failure = Self.transportError(cause, request: request, timeout: timeout)
             // A cancelled trip is the call's end (the caller cancelled, or the deadline passed):
             // the call reports it once, with the reason, in `finish(failing:url:method:)`.
             if let monitors, !(failure is CancellationError), markFailureReported() {
@@ -126,6 +131,9 @@ final class InterceptorChain: Sendable {
     /// mid-body fails the trip as the transport's failure (retryable like any other): the caller
     /// never saw a stream.
     private func collect(_ body: ResponseBody) async throws -> Data {
+        if let whole = body.takeWhole() {
+            return whole
+        }
         var data = Data()
         do {
             idle?.waiting(for: .body)
@@ -143,9 +151,9 @@ final class InterceptorChain: Sendable {
     /// The request as the transport gets it. A body in memory travels in the request itself; the
     /// call's file or stream goes with every trip that keeps the call's method (a stage that
     /// turns a `POST` into a `GET`, as a 303 redirect does, drops it), and a stream only once.
-    private func transportRequest(for request: URLRequest) throws -> TransportRequest {
+    private func transportRequest(for request: URLRequest, handle: TransferHandle) throws -> TransportRequest {
         guard let body, request.httpBody == nil, request.httpMethod == body.method else {
-            return TransportRequest(request)
+            return TransportRequest(request, handle: handle)
         }
         if !body.body.isReplayable, body.sent.withLock({ sent in defer { sent = true }; return sent }) {
             throw RequestError(.encodingFailed, request: request,
@@ -154,9 +162,9 @@ final class InterceptorChain: Sendable {
         if case .data(let data) = body.body.storage {
             var request = request
             request.httpBody = data
-            return TransportRequest(request, progress: body.progress)
+            return TransportRequest(request, progress: body.progress, handle: handle)
         }
-        return TransportRequest(request, body: body.body, progress: body.progress)
+        return TransportRequest(request, body: body.body, progress: body.progress, handle: handle)
     }
     /// Ends the call with an error: tells the monitors, unless the transport just reported this
     /// very failure, and silences whatever the abandoned stages report later.

@@ -50,6 +50,8 @@ public final class Session: Sendable {
     let serverOrigins: [Origin]
     /// The monitors as one, or `nil` when there are none.
     let monitorGroup: (any EventMonitor)?
+    /// Enforces the idle limit of calls that have no deadline.
+    let watchdog = Watchdog()
     /// Set by ``shutdown()``; a call after it fails.
     private let isShutDown = Guarded(false)
 
@@ -397,10 +399,10 @@ public final class Session: Sendable {
         if let timeout, let limit = idleLimit, mode == .stream || timeout <= limit {
             idleLimit = nil
         }
-        let idle = idleLimit.map { ($0, IdleWatch()) }
+        let idle = idleLimit.map(IdleWatch.init)
         let chain = InterceptorChain(
             stages: stages, transport: transport, context: context, monitors: monitorGroup,
-            timeout: timeout, idleTimeout: idleTimeout, idle: idle?.1, mode: mode, body: body
+            timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, body: body
         )
         var url = request.url
         let method = request.httpMethod
@@ -415,12 +417,17 @@ public final class Session: Sendable {
             try Task.checkCancellation()
             url = request.url
             var response: Response
-            if timeout != nil || idle != nil {
+            if timeout != nil {
+                // The deadline is kept exactly: the chain runs in a task of its own, abandoned
+                // (and cancelled) the moment the deadline passes.
                 let sent = request
                 response = try await Race.run(deadline: timeout, idle: idle) { try await chain.run(sent, from: 0) }
             } else {
                 // No deadline: the chain runs in this task and sees its cancellation directly,
-                // which saves spawning a task per request.
+                // which saves spawning a task per request; the watchdog enforces the idle limit
+                // through each trip's transfer handle.
+                let watched = idle.map { idle in watchdog.add { now in _ = idle.expire(at: now); return false } }
+                defer { watched.map(watchdog.remove) }
                 response = try await chain.run(request, from: 0)
             }
             if mode == .stream {

@@ -114,6 +114,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return data
     }
 
+    /// The whole body at once, when it is already in memory (``init(_:)-(Data)``); `nil` for a
+    /// body that streams. Reading it this way ends the body.
+    func takeWhole() -> Data? {
+        (owner.source as? DataSource)?.take()
+    }
+
     /// Cancels the transfer; reading then throws `CancellationError`.
     public func cancel() {
         source.cancel()
@@ -294,6 +300,15 @@ final class DataSource: ResponseBodySource {
 
     func cancel() {
         state.withLock { $0 = (nil, true) }
+    }
+
+    /// The whole body, ending it; `nil` once read or cancelled.
+    func take() -> Data? {
+        state.withLock { state in
+            if state.cancelled { return nil }
+            defer { state.data = nil; state.cancelled = true }
+            return state.data ?? Data()
+        }
     }
 }
 

@@ -19,8 +19,9 @@ import FoundationNetworking
 ///   of its response arrived, which it may send once more on a new one, as browsers do;
 /// - enforces no timeout of its own that could fire before the session's (the session bounds the
 ///   wait for the head and every silence of the body, and cancels the transfer when one passes);
-/// - stops the transfer at once when the calling task is cancelled, and when the returned body is
-///   cancelled, dropped, or read no further;
+/// - stops the transfer at once when the calling task is cancelled, when the request's
+///   ``TransportRequest/handle`` is cancelled (a timeout of the session's), and when the returned
+///   body is cancelled, dropped, or read no further;
 /// - says in ``behavior`` whether it decodes `Content-Encoding` and which headers it adds.
 ///
 /// Errors are classified with ``TransportError``: throw one whose ``TransportError/kind`` says
@@ -68,6 +69,9 @@ public struct TransportRequest: Sendable {
     /// Called as the body is sent, with the bytes sent so far and the body's length when known.
     /// A transport calls it at least once, when the whole body has been sent.
     public let progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)?
+    /// Cancelled by the session when one of its timeouts passes before the head arrived; the
+    /// transport stops the transfer then, as on task cancellation.
+    public let handle: TransferHandle
 
     /// Creates a request for a transport.
     ///
@@ -75,14 +79,17 @@ public struct TransportRequest: Sendable {
     ///   - urlRequest: The method, URL and headers.
     ///   - body: The body; by default the request's `httpBody`, or none.
     ///   - progress: Called as the body is sent.
+    ///   - handle: The handle the session cancels; a new one by default.
     public init(
         _ urlRequest: URLRequest,
         body: RequestBody? = nil,
-        progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil
+        progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil,
+        handle: TransferHandle = TransferHandle()
     ) {
         self.urlRequest = urlRequest
         self.body = body ?? urlRequest.httpBody.map(RequestBody.data) ?? .empty
         self.progress = progress
+        self.handle = handle
     }
 
     /// The request's URL.

@@ -115,6 +115,7 @@ public struct URLSessionTransport: Transport {
         }
         delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
         buffer.start(task)
+        request.handle.onCancel { buffer.cancel() }
         do {
             let head = try await buffer.response()
             return (ResponseHead(head), ResponseBody(source: buffer))
@@ -186,6 +187,16 @@ extension URLSessionTransport {
         }
         if file != nil { urlRequest.httpBody = nil }
         let box = Guarded<(task: URLSessionTask?, continuation: CheckedContinuation<(Data, URLResponse), any Error>?, cancelled: Bool)>((nil, nil, false))
+        @Sendable func cancel() {
+            let (task, waiting) = box.withLock { state in
+                state.cancelled = true
+                return (state.task, state.continuation.take())
+            }
+            // Resume first: cancelling a task on Linux can block on the session's queue.
+            waiting?.resume(throwing: CancellationError())
+            task?.cancel()
+        }
+        request.handle.onCancel(cancel)
         let (data, response) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
@@ -215,13 +226,7 @@ extension URLSessionTransport {
                 }
             }
         } onCancel: {
-            let (task, waiting) = box.withLock { state in
-                state.cancelled = true
-                return (state.task, state.continuation.take())
-            }
-            // Resume first: cancelling a task on Linux can block on the session's queue.
-            waiting?.resume(throwing: CancellationError())
-            task?.cancel()
+            cancel()
         }
         guard let http = response as? HTTPURLResponse else {
             throw TransportError(.other, detail: "the response is not HTTP")
