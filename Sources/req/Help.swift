@@ -27,6 +27,7 @@ enum Help {
           name=@path      string field read from a file
           name:=@path     raw JSON field read from a file
           Nested names: user[name]=x, tags[]=a. Escape a separator in a name with \\ (a\\=b=c).
+          A name given twice keeps both values: a=1 a=2 is a=1&a=2, or {"a":["1","2"]} in JSON.
 
         options:
 

@@ -91,26 +91,37 @@ struct RequestPlan {
             let body = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
             request = try body.applied(to: request)
         } else if !fields.isEmpty {
-            request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
+            switch encoding {
+            case .form, .query:
+                // Ordered pairs, so that a repeated name keeps every value: a=1&a=2.
+                request = try Self.urlEncoding(encoding, options).encode(request, withOrderedPairs: fields.pairs)
+            case .json, .plist, .plistBinary:
+                request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
+            }
         }
         self.request = request
     }
 
     /// The library encoding for a body encoding flag.
     static func encoding(_ encoding: Options.BodyEncoding, _ options: Options) -> any ParameterEncoding {
+        switch encoding {
+        case .json: return JSONEncoding.default
+        case .form, .query: return urlEncoding(encoding, options)
+        case .plist: return PropertyListEncoding(format: .xml)
+        case .plistBinary: return PropertyListEncoding(format: .binary)
+        }
+    }
+
+    /// `URLEncoding` for `--form` (the body) or anything else (the query string), with the
+    /// `--arrays` and `--bools` options.
+    static func urlEncoding(_ encoding: Options.BodyEncoding, _ options: Options) -> URLEncoding {
         let arrays: URLEncoding.ArrayEncoding = switch options.arrays {
         case "no-brackets": .noBrackets
         case "index": .indexInBrackets
         default: .brackets
         }
         let bools: URLEncoding.BoolEncoding = options.bools == "literal" ? .literal : .numeric
-        switch encoding {
-        case .json: return JSONEncoding.default
-        case .form: return URLEncoding(destination: .httpBody, arrayEncoding: arrays, boolEncoding: bools)
-        case .query: return URLEncoding(destination: .queryString, arrayEncoding: arrays, boolEncoding: bools)
-        case .plist: return PropertyListEncoding(format: .xml)
-        case .plistBinary: return PropertyListEncoding(format: .binary)
-        }
+        return URLEncoding(destination: encoding == .form ? .httpBody : .queryString, arrayEncoding: arrays, boolEncoding: bools)
     }
 
     /// A field value as multipart text: strings as they are, other values as JSON.
