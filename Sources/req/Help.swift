@@ -22,7 +22,7 @@ enum Help {
           name==value     query parameter
           Header:value    request header (Header: sends it empty)
           name=value      string field
-          name:=json      raw JSON field: number, bool, null, array, object
+          name:=json      raw JSON field: number, bool, null, array, object, sent as typed
           field@path      file upload (the request becomes multipart)
           name=@path      string field read from a file
           name:=@path     raw JSON field read from a file

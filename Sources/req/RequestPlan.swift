@@ -43,8 +43,8 @@ struct RequestPlan {
                 try fields.add(item.name, text)
                 orderedFields.append((item.name, text))
             case .jsonFile:
-                let text = try Self.read(item.value, for: "\(item.name):=@\(item.value)")
-                let value = try JSONInput.parse(text, item: "\(item.name):=@\(item.value)")
+                let data = try Self.data(item.value, for: "\(item.name):=@\(item.value)")
+                let value = try JSONInput.parse(data, item: "\(item.name):=@\(item.value)")
                 try fields.add(item.name, value)
                 orderedFields.append((item.name, value))
             case .file:
@@ -124,9 +124,11 @@ struct RequestPlan {
         return URLEncoding(destination: encoding == .form ? .httpBody : .queryString, arrayEncoding: arrays, boolEncoding: bools)
     }
 
-    /// A field value as multipart text: strings as they are, other values as JSON.
+    /// A field value as multipart text: strings as they are, raw JSON as typed, other values
+    /// as JSON.
     private static func text(of value: any Sendable) -> String {
         if let string = value as? String { return string }
+        if let raw = value as? RawJSON { return raw.text }
         return (try? JSONEncoding.default.data(for: value)).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
     }
 
@@ -157,9 +159,13 @@ struct RequestPlan {
     }
 
     private static func read(_ path: String, for item: String) throws -> String {
+        String(decoding: try data(path, for: item), as: UTF8.self)
+    }
+
+    private static func data(_ path: String, for item: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("\"\(item)\": cannot read \(path)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 }
