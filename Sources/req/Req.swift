@@ -35,7 +35,8 @@ enum Req {
     private static func send(_ options: Options) async throws -> Int32 {
         let url = try RequestPlan.url(options.url)
         var store = try options.sessionName.map { try SessionStore(name: $0, url: url) }
-        let plan = try RequestPlan(options, storedHeaders: store?.stored.headers ?? [:])
+        let body = options.ignoreStdin ? nil : try StandardInput.body()
+        let plan = try RequestPlan(options, storedHeaders: store?.stored.headers ?? [:], standardInput: body)
         let terminal = Terminal.stdoutIsTerminal
         let printer = Printer(style: Style(enabled: Terminal.colors(options)), terminal: terminal)
         let parts = options.printParts ?? (options.verbose ? "HBhb" : options.offline ? "HB" : terminal ? "hb" : "b")

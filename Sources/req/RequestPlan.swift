@@ -17,9 +17,10 @@ struct RequestPlan {
     /// - Parameters:
     ///   - options: The parsed command line.
     ///   - storedHeaders: Headers from a `--session` file; the command line's win.
-    /// - Throws: ``UsageError`` for a bad item, URL or file; the library's errors for values it
-    ///   cannot encode.
-    init(_ options: Options, storedHeaders: [String: String] = [:]) throws {
+    ///   - standardInput: The bytes piped into `req`, sent as the body exactly as they are.
+    /// - Throws: ``UsageError`` for a bad item, URL or file, or for body data items beside a
+    ///   piped body; the library's errors for values it cannot encode.
+    init(_ options: Options, storedHeaders: [String: String] = [:], standardInput: Data? = nil) throws {
         var query: [(String, any Sendable)] = []
         var fields = FieldTree()
         var files: [MultipartFormBody.Part] = []
@@ -56,8 +57,14 @@ struct RequestPlan {
             }
         }
         let encoding = options.encoding ?? (files.isEmpty ? .json : .form)
+        if let standardInput, let item = options.items.first(where: { $0.isBodyData && (encoding != .query || $0.kind == .file) }) {
+            throw UsageError(
+                "standard input is the request body (\(standardInput.count) bytes), so request data items such as "
+                    + "\"\(item.text)\" cannot be sent beside it; pass --ignore-stdin to send the items instead"
+            )
+        }
         // With --query the fields go to the URL, so they are not body data.
-        let hasBody = (!fields.isEmpty && encoding != .query) || !files.isEmpty
+        let hasBody = (!fields.isEmpty && encoding != .query) || !files.isEmpty || standardInput != nil
         let method = HTTPMethod(rawValue: options.method ?? (hasBody ? "POST" : "GET"))
         var url = try Self.url(options.url)
         if !query.isEmpty {
@@ -82,7 +89,14 @@ struct RequestPlan {
         if let auth = options.bearer {
             request.setValue("Bearer \(auth)", forHTTPHeaderField: "Authorization")
         }
-        if !files.isEmpty {
+        if let standardInput {
+            // As httpie: the bytes as they are, labelled by the encoding flag (JSON by default)
+            // unless a Content-Type item says otherwise.
+            request.httpBody = standardInput
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(Self.contentType(of: encoding), forHTTPHeaderField: "Content-Type")
+            }
+        } else if !files.isEmpty {
             guard encoding == .form else {
                 throw UsageError("files (field@path) are sent as multipart; use --form, or no encoding flag")
             }
@@ -122,6 +136,16 @@ struct RequestPlan {
         }
         let bools: URLEncoding.BoolEncoding = options.bools == "literal" ? .literal : .numeric
         return URLEncoding(destination: encoding == .form ? .httpBody : .queryString, arrayEncoding: arrays, boolEncoding: bools)
+    }
+
+    /// The `Content-Type` of a body from standard input: JSON unless a flag names another
+    /// encoding, as httpie labels it.
+    static func contentType(of encoding: Options.BodyEncoding) -> String {
+        switch encoding {
+        case .form: "application/x-www-form-urlencoded; charset=utf-8"
+        case .plist, .plistBinary: "application/x-plist"
+        case .json, .query: "application/json"
+        }
     }
 
     /// A field value as multipart text: strings as they are, raw JSON as typed, other values
