@@ -46,6 +46,7 @@ enum Help {
           req example.org/search q==swift page==2
           req POST :8080/users name=Arthur age:=42 tags[]=admin user[email]=a@example.org
           echo '{"name":"Arthur"}' | req :8080/users
+          req -o slides.json :8080/json
           req --form POST :8080/upload title=Holiday photo@beach.jpg
           req --offline --form PUT example.org/items id:=7 done:=true --bools literal
           req -d example.org/archive.zip
