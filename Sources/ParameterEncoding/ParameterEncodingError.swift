@@ -97,6 +97,9 @@ extension ParameterEncodingError {
         public static let invalidURL = Code("invalidURL", summary: "Invalid URL")
         /// A parameter cannot be written as JSON: NaN, infinity, a non-string key or an unsupported type.
         public static let invalidJSONValue = Code("invalidJSONValue", summary: "Invalid JSON value")
+        /// Text given as ``RawJSON`` is not one JSON value (RFC 8259): the detail says what is wrong
+        /// and at which byte.
+        public static let invalidJSONText = Code("invalidJSONText", summary: "Invalid JSON text")
         /// A parameter cannot be written in a property list: `nil`, a non-string key or an unsupported type.
         public static let invalidPropertyListValue = Code("invalidPropertyListValue", summary: "Invalid property list value")
         /// Parameters nest deeper than ``ParameterEncodingError/maximumDepth`` levels.

@@ -1,50 +1,31 @@
 import Foundation
+import Requests
 
 // MARK: - JSONInput
 
-/// A raw JSON value from the command line (`name:=json`), as a parameter value the encoders take:
-/// `Bool`, `Int`, `Double`, `String`, `NSNull`, arrays and dictionaries of those.
-enum JSONInput: Decodable {
-    case bool(Bool), int(Int), double(Double), string(String), null
-    case array([JSONInput]), object([String: JSONInput])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let int = try? container.decode(Int.self) {
-            self = .int(int)
-        } else if let double = try? container.decode(Double.self) {
-            self = .double(double)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONInput].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONInput].self))
-        }
-    }
-
-    /// Parses `text`, naming `item` in the error.
-    static func parse(_ text: String, item: String) throws -> any Sendable {
+/// A raw JSON value from the command line (`name:=json`, `name:=@file`), kept as the text typed:
+/// `n:=12345678901234567890`, `f:=1.0` and `e:=1e3` go out as written, not as
+/// `1.2345678901234567e+19`, `1` and `1000`. The library's ``RawJSON`` checks the text.
+enum JSONInput {
+    /// Checks `text`, naming `item` in the error.
+    ///
+    /// - Throws: ``UsageError`` naming the item, its text and what is wrong with it.
+    static func parse(_ text: String, item: String) throws -> RawJSON {
         do {
-            return try JSONDecoder().decode(JSONInput.self, from: Data(text.utf8)).parameter
-        } catch {
-            throw UsageError("\"\(item)\": \(text.isEmpty ? "an empty value" : "\"\(text)\"") is not valid JSON")
+            return try RawJSON(text)
+        } catch let error as ParameterEncodingError {
+            throw UsageError("\"\(item)\": \(text.isEmpty ? "an empty value" : "\"\(text)\"") is not valid JSON (\(error.detail))")
         }
     }
 
-    var parameter: any Sendable {
-        switch self {
-        case .bool(let value): value
-        case .int(let value): value
-        case .double(let value): value
-        case .string(let value): value
-        case .null: NSNull()
-        case .array(let values): values.map(\.parameter) as [any Sendable]
-        case .object(let members): members.mapValues(\.parameter) as [String: any Sendable]
+    /// Checks the contents of a file, naming `item` in the error.
+    ///
+    /// - Throws: ``UsageError`` naming the item and what is wrong with the file's text.
+    static func parse(_ data: Data, item: String) throws -> RawJSON {
+        do {
+            return try RawJSON(data)
+        } catch let error as ParameterEncodingError {
+            throw UsageError("\"\(item)\": the file is not valid JSON (\(error.detail))")
         }
     }
 }

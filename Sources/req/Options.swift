@@ -26,6 +26,7 @@ struct Options {
     var follow = false
     var maxRedirects = 30
     var download = false
+    var ignoreStdin = false
     var output: String?
     var stream = false
     var sessionName: String?
@@ -82,8 +83,9 @@ struct Options {
             options.maxRedirects = count
         },
         Spec(names: ["--download", "-d"], value: nil, help: "save the body to a file named from the URL or Content-Disposition") { $0.download = true; _ = $1 },
-        Spec(names: ["--output", "-o"], value: "FILE", help: "with --download, the file to write") { $0.output = $1 },
+        Spec(names: ["--output", "-o"], value: "FILE", help: "write the output to FILE instead of standard output; with --download, the file to download to") { $0.output = $1 },
         Spec(names: ["--stream", "-S"], value: nil, help: "print the body as it arrives (server-sent events, logs)") { $0.stream = true; _ = $1 },
+        Spec(names: ["--ignore-stdin", "-I"], value: nil, help: "do not read standard input as the request body") { $0.ignoreStdin = true; _ = $1 },
         Spec(names: ["--boundary"], value: "TEXT", help: "the multipart boundary (random by default)") { $0.boundary = $1 },
         Spec(names: ["--session"], value: "NAME", help: "keep cookies and headers in a session file between runs") { $0.sessionName = $1 },
         Spec(names: ["--help", "-h"], value: nil, help: "show this help") { $0.help = true; _ = $1 },

@@ -35,18 +35,20 @@ enum Req {
     private static func send(_ options: Options) async throws -> Int32 {
         let url = try RequestPlan.url(options.url)
         var store = try options.sessionName.map { try SessionStore(name: $0, url: url) }
-        let plan = try RequestPlan(options, storedHeaders: store?.stored.headers ?? [:])
-        let terminal = Terminal.stdoutIsTerminal
-        let printer = Printer(style: Style(enabled: Terminal.colors(options)), terminal: terminal)
+        let body = options.ignoreStdin ? nil : try StandardInput.body()
+        let plan = try RequestPlan(options, storedHeaders: store?.stored.headers ?? [:], standardInput: body)
+        let output = try Output.open(options)
+        let terminal = output.isTerminal
+        let printer = Printer(style: Style(enabled: Terminal.colors(options, terminal: terminal)), terminal: terminal)
         let parts = options.printParts ?? (options.verbose ? "HBhb" : options.offline ? "HB" : terminal ? "hb" : "b")
         if parts.contains("H") {
-            Terminal.write(printer.requestHead(plan.request))
+            try output.write(printer.requestHead(plan.request))
         }
         if parts.contains("B") {
-            Terminal.write(printer.requestBody(plan.request.httpBody ?? Data()))
+            try output.write(printer.requestBody(plan.request.httpBody ?? Data()))
             // A blank line between the request and the response that follows it.
             if !options.offline, parts.contains("h") || parts.contains("b") {
-                Terminal.write("\n")
+                try output.write("\n")
             }
         }
         if options.offline { return 0 }
@@ -55,21 +57,21 @@ enum Req {
         let head: Response
         if options.download {
             head = try await Download.run(session, plan.request, options: options)
-            if parts.contains("h") { Terminal.write(printer.responseHead(head.httpResponse)) }
+            if parts.contains("h") { try output.write(printer.responseHead(head.httpResponse)) }
             if head.fileURL == nil, parts.contains("b") {
-                Terminal.write(printer.responseBody(head.data, mimeType: head.mimeType))
+                try output.write(printer.responseBody(head.data, mimeType: head.mimeType))
             }
         } else if options.stream {
             let stream = try await session.stream(plan.request)
             head = stream.head
-            if parts.contains("h") { Terminal.write(printer.responseHead(head.httpResponse)) }
+            if parts.contains("h") { try output.write(printer.responseHead(head.httpResponse)) }
             for try await chunk in stream.body where parts.contains("b") {
-                Terminal.write(terminal && Printer.isBinary(chunk) ? Data(Printer.binaryNote.utf8) : chunk)
+                try output.write(terminal && Printer.isBinary(chunk) ? Data(Printer.binaryNote.utf8) : chunk)
             }
         } else {
             head = try await session.request(plan.request)
-            if parts.contains("h") { Terminal.write(printer.responseHead(head.httpResponse)) }
-            if parts.contains("b") { Terminal.write(printer.responseBody(head.data, mimeType: head.mimeType)) }
+            if parts.contains("h") { try output.write(printer.responseHead(head.httpResponse)) }
+            if parts.contains("b") { try output.write(printer.responseBody(head.data, mimeType: head.mimeType)) }
         }
         try store?.save(headers: options.items)
         return exitStatus(head.statusCode, options)

@@ -30,6 +30,8 @@ struct RequestItem: Equatable {
     let kind: Kind
     let name: String
     let value: String
+    /// The argument as typed, for messages.
+    let text: String
 
     /// Separators by length, longest first, so that `:=@` wins over `:=` and `:`.
     private static let separators = Kind.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
@@ -38,6 +40,7 @@ struct RequestItem: Equatable {
     ///
     /// - Throws: ``UsageError`` naming the argument when it has no separator or no name.
     init(parsing argument: String) throws {
+        text = argument
         let characters = Array(argument)
         var name = ""
         var index = 0

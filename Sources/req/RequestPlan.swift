@@ -17,9 +17,10 @@ struct RequestPlan {
     /// - Parameters:
     ///   - options: The parsed command line.
     ///   - storedHeaders: Headers from a `--session` file; the command line's win.
-    /// - Throws: ``UsageError`` for a bad item, URL or file; the library's errors for values it
-    ///   cannot encode.
-    init(_ options: Options, storedHeaders: [String: String] = [:]) throws {
+    ///   - standardInput: The bytes piped into `req`, sent as the body exactly as they are.
+    /// - Throws: ``UsageError`` for a bad item, URL or file, or for body data items beside a
+    ///   piped body; the library's errors for values it cannot encode.
+    init(_ options: Options, storedHeaders: [String: String] = [:], standardInput: Data? = nil) throws {
         var query: [(String, any Sendable)] = []
         var fields = FieldTree()
         var files: [MultipartFormBody.Part] = []
@@ -43,8 +44,8 @@ struct RequestPlan {
                 try fields.add(item.name, text)
                 orderedFields.append((item.name, text))
             case .jsonFile:
-                let text = try Self.read(item.value, for: "\(item.name):=@\(item.value)")
-                let value = try JSONInput.parse(text, item: "\(item.name):=@\(item.value)")
+                let data = try Self.data(item.value, for: "\(item.name):=@\(item.value)")
+                let value = try JSONInput.parse(data, item: "\(item.name):=@\(item.value)")
                 try fields.add(item.name, value)
                 orderedFields.append((item.name, value))
             case .file:
@@ -56,8 +57,14 @@ struct RequestPlan {
             }
         }
         let encoding = options.encoding ?? (files.isEmpty ? .json : .form)
+        if let standardInput, let item = options.items.first(where: { $0.isBodyData && (encoding != .query || $0.kind == .file) }) {
+            throw UsageError(
+                "standard input is the request body (\(standardInput.count) bytes), so request data items such as "
+                    + "\"\(item.text)\" cannot be sent beside it; pass --ignore-stdin to send the items instead"
+            )
+        }
         // With --query the fields go to the URL, so they are not body data.
-        let hasBody = (!fields.isEmpty && encoding != .query) || !files.isEmpty
+        let hasBody = (!fields.isEmpty && encoding != .query) || !files.isEmpty || standardInput != nil
         let method = HTTPMethod(rawValue: options.method ?? (hasBody ? "POST" : "GET"))
         var url = try Self.url(options.url)
         if !query.isEmpty {
@@ -82,7 +89,14 @@ struct RequestPlan {
         if let auth = options.bearer {
             request.setValue("Bearer \(auth)", forHTTPHeaderField: "Authorization")
         }
-        if !files.isEmpty {
+        if let standardInput {
+            // As httpie: the bytes as they are, labelled by the encoding flag (JSON by default)
+            // unless a Content-Type item says otherwise.
+            request.httpBody = standardInput
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(Self.contentType(of: encoding), forHTTPHeaderField: "Content-Type")
+            }
+        } else if !files.isEmpty {
             guard encoding == .form else {
                 throw UsageError("files (field@path) are sent as multipart; use --form, or no encoding flag")
             }
@@ -91,31 +105,54 @@ struct RequestPlan {
             let body = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
             request = try body.applied(to: request)
         } else if !fields.isEmpty {
-            request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
+            switch encoding {
+            case .form, .query:
+                // Ordered pairs, so that a repeated name keeps every value: a=1&a=2.
+                request = try Self.urlEncoding(encoding, options).encode(request, withOrderedPairs: fields.pairs)
+            case .json, .plist, .plistBinary:
+                request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
+            }
         }
         self.request = request
     }
 
     /// The library encoding for a body encoding flag.
     static func encoding(_ encoding: Options.BodyEncoding, _ options: Options) -> any ParameterEncoding {
+        switch encoding {
+        case .json: return JSONEncoding.default
+        case .form, .query: return urlEncoding(encoding, options)
+        case .plist: return PropertyListEncoding(format: .xml)
+        case .plistBinary: return PropertyListEncoding(format: .binary)
+        }
+    }
+
+    /// `URLEncoding` for `--form` (the body) or anything else (the query string), with the
+    /// `--arrays` and `--bools` options.
+    static func urlEncoding(_ encoding: Options.BodyEncoding, _ options: Options) -> URLEncoding {
         let arrays: URLEncoding.ArrayEncoding = switch options.arrays {
         case "no-brackets": .noBrackets
         case "index": .indexInBrackets
         default: .brackets
         }
         let bools: URLEncoding.BoolEncoding = options.bools == "literal" ? .literal : .numeric
+        return URLEncoding(destination: encoding == .form ? .httpBody : .queryString, arrayEncoding: arrays, boolEncoding: bools)
+    }
+
+    /// The `Content-Type` of a body from standard input: JSON unless a flag names another
+    /// encoding, as httpie labels it.
+    static func contentType(of encoding: Options.BodyEncoding) -> String {
         switch encoding {
-        case .json: return JSONEncoding.default
-        case .form: return URLEncoding(destination: .httpBody, arrayEncoding: arrays, boolEncoding: bools)
-        case .query: return URLEncoding(destination: .queryString, arrayEncoding: arrays, boolEncoding: bools)
-        case .plist: return PropertyListEncoding(format: .xml)
-        case .plistBinary: return PropertyListEncoding(format: .binary)
+        case .form: "application/x-www-form-urlencoded; charset=utf-8"
+        case .plist, .plistBinary: "application/x-plist"
+        case .json, .query: "application/json"
         }
     }
 
-    /// A field value as multipart text: strings as they are, other values as JSON.
+    /// A field value as multipart text: strings as they are, raw JSON as typed, other values
+    /// as JSON.
     private static func text(of value: any Sendable) -> String {
         if let string = value as? String { return string }
+        if let raw = value as? RawJSON { return raw.text }
         return (try? JSONEncoding.default.data(for: value)).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
     }
 
@@ -146,9 +183,13 @@ struct RequestPlan {
     }
 
     private static func read(_ path: String, for item: String) throws -> String {
+        String(decoding: try data(path, for: item), as: UTF8.self)
+    }
+
+    private static func data(_ path: String, for item: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("\"\(item)\": cannot read \(path)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 }

@@ -10,10 +10,12 @@ enum Terminal {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// Colour only on a terminal, never with `--no-color` or with `NO_COLOR` set (no-color.org).
-    static func colors(_ options: Options) -> Bool {
+    ///
+    /// - Parameter terminal: Whether the output is a terminal (not with `--output FILE`).
+    static func colors(_ options: Options, terminal: Bool) -> Bool {
         if options.color == false { return false }
         if let noColor = ProcessInfo.processInfo.environment["NO_COLOR"], !noColor.isEmpty { return false }
-        return stdoutIsTerminal
+        return terminal
     }
 
     static func write(_ data: Data) {

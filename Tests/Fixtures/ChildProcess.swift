@@ -19,6 +19,23 @@ public enum ChildProcess {
         public let stderr: Data
     }
 
+    /// What a child reads on its standard input.
+    public enum Input: Sendable {
+        /// `/dev/null`: the child reads the end at once. The default, so that no child reads, or
+        /// waits on, the test runner's own standard input (in CI often a pipe that never ends).
+        case nullDevice
+        /// A file, as `child < file` gives it: a regular file.
+        case file(URL)
+        /// Bytes in a pipe that has ended, as `printf … | child` gives them. At most
+        /// ``pipeCapacity`` bytes: they are written into the pipe before the child starts, so a
+        /// child that exits without reading them cannot leave the write waiting or break it.
+        case pipe(Data)
+    }
+
+    /// The most bytes ``Input/pipe(_:)`` takes: a pipe's buffer on every platform here (macOS
+    /// starts at 16 KiB, Linux at 64 KiB). Use ``Input/file(_:)`` for more.
+    public static let pipeCapacity = 16 * 1024
+
     /// Runs `executable` and waits for it to exit.
     ///
     /// - Parameters:
@@ -26,17 +43,18 @@ public enum ChildProcess {
     ///   - arguments: Its arguments.
     ///   - environment: Its whole environment, or `nil` for this process's.
     ///   - directory: Its working directory, or `nil` for this process's.
-    ///   - input: A file to read as its standard input, or `nil` for none.
+    ///   - input: What it reads on standard input; `/dev/null` by default.
     ///   - mergingStandardError: Sends standard error to the standard-output pipe.
     /// - Returns: Its status and output.
-    /// - Throws: The error `Process.run()` throws when the program cannot start, or the error
-    ///   opening `input`.
+    /// - Throws: The error `Process.run()` throws when the program cannot start, the error
+    ///   opening or writing `input`, or `CocoaError(.fileWriteOutOfSpace)` for piped bytes
+    ///   beyond ``pipeCapacity``.
     public static func run(
         _ executable: URL,
         arguments: [String],
         environment: [String: String]? = nil,
         in directory: URL? = nil,
-        input: URL? = nil,
+        input: Input = .nullDevice,
         mergingStandardError: Bool = false
     ) async throws -> Output {
         let process = Process()
@@ -48,7 +66,22 @@ public enum ChildProcess {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = mergingStandardError ? out : err
-        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        switch input {
+        case .nullDevice:
+            process.standardInput = FileHandle.nullDevice
+        case .file(let url):
+            process.standardInput = try FileHandle(forReadingFrom: url)
+        case .pipe(let data):
+            guard data.count <= pipeCapacity else {
+                throw CocoaError(.fileWriteOutOfSpace, userInfo: [
+                    NSLocalizedDescriptionKey: "\(data.count) bytes do not fit a pipe's buffer (\(pipeCapacity)); pass a file",
+                ])
+            }
+            let pipe = Pipe()
+            try pipe.fileHandleForWriting.write(contentsOf: data)
+            try pipe.fileHandleForWriting.close()
+            process.standardInput = pipe.fileHandleForReading
+        }
         try process.run()
         return await withCheckedContinuation { continuation in
             // Both pipes are read to the end before waiting, so a large output cannot fill one.

@@ -4,9 +4,9 @@ import ParameterEncoding
 
 @Suite struct ParameterEncodingErrorTests {
     @Test func codesHaveNames() {
-        let codes: [ParameterEncodingError.Code] = [.missingURL, .invalidURL, .invalidJSONValue, .invalidPropertyListValue,
+        let codes: [ParameterEncodingError.Code] = [.missingURL, .invalidURL, .invalidJSONValue, .invalidJSONText, .invalidPropertyListValue,
                                                     .nestingTooDeep, .serializationFailed, .invalidHeader, .invalidMethod]
-        #expect(codes.map(\.description) == ["missingURL", "invalidURL", "invalidJSONValue", "invalidPropertyListValue",
+        #expect(codes.map(\.description) == ["missingURL", "invalidURL", "invalidJSONValue", "invalidJSONText", "invalidPropertyListValue",
                                              "nestingTooDeep", "serializationFailed", "invalidHeader", "invalidMethod"])
         #expect(Set(codes).count == codes.count)
     }

@@ -65,7 +65,7 @@ import Testing
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("queries-\(UUID().uuidString).txt")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let output = try await ChildProcess.run(executable, arguments: arguments, input: input)
+        let output = try await ChildProcess.run(executable, arguments: arguments, input: .file(input))
         let stderr = String(decoding: output.stderr, as: UTF8.self)
         try #require(output.status == 0, "\(parser) failed: \(stderr)")
         let parsed = String(decoding: output.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -37,11 +37,14 @@ func reqExecutable() throws -> URL {
 }
 
 /// Runs `req` with `arguments`, its output piped, and waits for it off the cooperative pool.
-func req(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) async throws -> Run {
+/// Its standard input is `/dev/null` unless `input` says otherwise.
+func req(
+    _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil, input: ChildProcess.Input = .nullDevice
+) async throws -> Run {
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = nil
     for (name, value) in environment { env[name] = value }
-    let output = try await ChildProcess.run(try reqExecutable(), arguments: arguments, environment: env, in: directory)
+    let output = try await ChildProcess.run(try reqExecutable(), arguments: arguments, environment: env, in: directory, input: input)
     return Run(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self))
 }
 
@@ -77,7 +80,9 @@ struct Echo: Decodable {
         headers.first { $0.first?.lowercased() == name.lowercased() }?.last
     }
 
-    var bodyText: String { String(decoding: Data(base64Encoded: body) ?? Data(), as: UTF8.self) }
+    var bodyText: String { String(decoding: bodyData, as: UTF8.self) }
+    /// The body exactly as the server received it.
+    var bodyData: Data { Data(base64Encoded: body) ?? Data() }
 }
 
 /// Any JSON value, compared structurally.

@@ -7,7 +7,7 @@ import Foundation
 /// The output is what `JSONSerialization` writes with `.sortedKeys`: keys in ``JSONKeyOrder``,
 /// the same string escaping (`\/` unless `.withoutEscapingSlashes`, `\u001f` for other control
 /// characters), the same pretty-printed layout, and numbers in Swift's shortest round-trip
-/// text without a trailing `.0`.
+/// text without a trailing `.0`. A ``RawJSON`` is copied as it was written.
 ///
 /// The walk is iterative: open containers live in ``stack``, so any depth up to
 /// ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack.
@@ -18,6 +18,8 @@ struct JSONWriter {
     private(set) var output: [UInt8] = []
     /// Open containers, outermost first.
     private var stack: [ChildCursor] = []
+    /// Whether the top-level value was a ``RawJSON`` array or object, written without opening one.
+    private var wroteRawContainerAtTop = false
 
     init(options: JSONSerialization.WritingOptions) {
         prettyPrinted = options.contains(.prettyPrinted)
@@ -32,7 +34,7 @@ struct JSONWriter {
     /// - Parameter fragmentsAllowed: Whether the top level may be a scalar.
     mutating func write(_ root: any Sendable, fragmentsAllowed: Bool) throws {
         try write(sendable: root)
-        guard fragmentsAllowed || !stack.isEmpty else {
+        guard fragmentsAllowed || !stack.isEmpty || wroteRawContainerAtTop else {
             throw ParameterEncodingError(
                 .invalidJSONValue,
                 detail: "the top-level value must be an array or an object unless .fragmentsAllowed is set"
@@ -119,6 +121,11 @@ struct JSONWriter {
         let type = type(of: value)
         if type is NSNumber.Type, let number = value as? NSNumber {
             return try writeNumber(number)
+        }
+        if type == RawJSON.self, let raw = value as? RawJSON {
+            // Checked when it was made: written as it is.
+            if stack.isEmpty { wroteRawContainerAtTop = raw.isContainer }
+            return append(raw.text)
         }
         if let container = value as? any QueryContainer {
             return try open(container.queryChildren)

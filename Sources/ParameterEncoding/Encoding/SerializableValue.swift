@@ -129,6 +129,12 @@ enum SerializableValue {
         if type is NSNull.Type {
             throw nilError
         }
+        if type == RawJSON.self, let raw = value as? RawJSON {
+            return try classify(raw.root, format)
+        }
+        if type == JSONTextNode.self, let node = value as? JSONTextNode {
+            return try classify(node, format)
+        }
         if let dictionary = value as? [String: Any] {
             if format.leadingBOMDropped {
                 for key in dictionary.keys { try checkLeadingBOM(key, path: [.key(key)]) }
@@ -146,7 +152,7 @@ enum SerializableValue {
             )
         }
         if let elements = arrayElements(of: value) {
-            return .container(Frame(keys: nil, values: elements))
+            return .container(Frame(keys: nil, values: elements.map { $0 as Any }))
         }
         if let text = value as? String {
             if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
@@ -180,6 +186,59 @@ enum SerializableValue {
             detail: "values of type \(String(describing: type)) are not supported",
             path: []
         )
+    }
+
+    /// The value a ``RawJSON`` spells: an integer that fits 64 bits, a finite real, a string,
+    /// a boolean, an array or an object with no repeated key. `null` has no property-list form.
+    private static func classify(_ node: JSONTextNode, _ format: Format) throws -> Step {
+        switch node {
+        case .string(let text):
+            if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
+            return .value(text)
+        case .number(let text):
+            return .value(try number(text))
+        case .bool(let bool):
+            return .value(bool)
+        case .null:
+            throw nilError
+        case .array(let elements):
+            return .container(Frame(keys: nil, values: elements.map { $0 as Any }))
+        case .object(let keys, let values):
+            var seen = Set<String>()
+            for key in keys {
+                guard seen.insert(key).inserted else {
+                    throw ParameterEncodingError(
+                        .invalidPropertyListValue,
+                        detail: "the raw JSON object has the key \"\(key)\" twice, and a dictionary holds one value per key",
+                        path: []
+                    )
+                }
+                if format.leadingBOMDropped { try checkLeadingBOM(key, path: [.key(key)]) }
+            }
+            return .container(Frame(keys: keys, values: values.map { $0 as Any }))
+        }
+    }
+
+    /// A raw JSON number: an integer when written without a fraction or exponent, else a real.
+    private static func number(_ text: String) throws -> Any {
+        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+            guard let integer = Int(text) else {
+                throw ParameterEncodingError(
+                    .invalidPropertyListValue,
+                    detail: "the integer \(text) does not fit the 64 bits of a property-list integer; write it as a string or a real",
+                    path: []
+                )
+            }
+            return integer
+        }
+        guard let double = Double(text), double.isFinite else {
+            throw ParameterEncodingError(
+                .invalidPropertyListValue,
+                detail: "the number \(text) is beyond the range of a property-list real",
+                path: []
+            )
+        }
+        return double
     }
 
     private static func arrayElements(of value: Any) -> [Any]? {

@@ -41,6 +41,12 @@ extension QueryWriter {
             number.isBoolean ? writePair(bool: number.boolValue) : writePair(text: number.description)
             return nil
         }
+        if type(of: value) == RawJSON.self, let raw = value as? RawJSON {
+            return write(raw.root)
+        }
+        if type(of: value) == JSONTextNode.self, let node = value as? JSONTextNode {
+            return write(node)
+        }
         if let container = value as? any QueryContainer {
             return container.queryChildren
         }
@@ -71,6 +77,25 @@ extension QueryWriter {
             return .indexed(array.map { $0 })
         }
         writePair(text: String(describing: value))
+        return nil
+    }
+}
+
+// MARK: - Raw JSON
+
+extension QueryWriter {
+    /// Writes the value a ``RawJSON`` spells: a number as its text, a string without its
+    /// quotes, `true`/`false` and `null` as a `Bool` and `nil` are written; arrays and objects
+    /// (in their written order) are returned for the walk.
+    private mutating func write(_ node: JSONTextNode) -> ParameterChildren? {
+        switch node {
+        case .string(let text): writePair(text: text)
+        case .number(let text): writePair(text: text)
+        case .bool(let bool): writePair(bool: bool)
+        case .null: writeNil()
+        case .array(let elements): return .indexed(elements.map { $0 as Any })
+        case .object(let keys, let values): return ParameterChildren(keys: keys, values: .any(values.map { $0 as Any }), ordering: .given)
+        }
         return nil
     }
 }
