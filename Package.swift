@@ -8,10 +8,15 @@ let package = Package(
         .library(name: "ParameterEncoding", targets: ["ParameterEncoding"]),
         .library(name: "Requests", targets: ["Requests"]),
         .executable(name: "req", targets: ["req"]),
+        // The behaviour every Transport owes the pipeline, as checks against the loopback server:
+        // for transports in other packages (Transports/AsyncHTTPClient) and for this one's tests.
+        .library(name: "TransportContract", targets: ["TransportContract"]),
+        .library(name: "LoopbackFixture", targets: ["LoopbackFixture"]),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
         .target(name: "Requests", dependencies: ["ParameterEncoding"]),
+        .target(name: "TransportContract", dependencies: ["Requests"]),
         // `req`, an httpie-style command line on the public Requests API.
         .executableTarget(name: "req", dependencies: ["Requests"]),
         .executableTarget(
@@ -22,7 +27,7 @@ let package = Package(
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
         .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "hostile_server.py"]),
         .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture"]),
-        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture"]),
+        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture", "TransportContract"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture"]),
     ],
     swiftLanguageModes: [.v6]

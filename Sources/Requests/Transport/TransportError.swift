@@ -127,7 +127,7 @@ extension TransportError {
             if tls.contains(where: text.contains) {
                 return .tls
             }
-            let lost = ["empty reply from server", "was not closed cleanly", "connection reset", "recv failure",
+            let lost = ["empty reply from server", "was not closed cleanly", "connection reset", "recv failure", "transfer closed",
                         "send failure", "connection died", "stream error", "http/2 stream"]
             if lost.contains(where: text.contains) {
                 return .connectionLost
