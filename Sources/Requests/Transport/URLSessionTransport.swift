@@ -34,14 +34,19 @@ public struct URLSessionTransport: Transport {
     /// Creates a transport with its own `URLSession`.
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration; `.default` unless given. Its cookie storage
-    ///     and `timeoutIntervalForRequest` are not used: the ``Session`` keeps cookies and time.
+    ///   - configuration: The session configuration; `.default` unless given. Its cookie storage,
+    ///     URL cache and `timeoutIntervalForRequest` are not used: the ``Session`` keeps cookies
+    ///     and time, and every response comes from the network.
     ///   - streamBufferLimit: How many bytes of a body may wait for a slow reader.
     public init(configuration: URLSessionConfiguration = .default, streamBufferLimit: Int = 1 << 20) {
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.timeoutIntervalForRequest = Self.engineTimeout
+        // Every response comes from the network: like redirects and cookies, caching is the
+        // pipeline's to decide (and looking a response up costs about 3% of a loopback request).
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let delegate = TaskDelegate()
         #if canImport(FoundationNetworking)
         // Delegate calls run in place on FoundationNetworking's work queue (see InlineQueue), so
