@@ -101,22 +101,48 @@ public struct URLSessionTransport: Transport {
         }
         var urlRequest = request.urlRequest
         urlRequest.timeoutInterval = Self.engineTimeout
-        let buffer = StreamBuffer(request: urlRequest, limit: streamBufferLimit)
-        let task: URLSessionTask
+        var upload: URL?
         var spooled: URL?
         switch request.body.storage {
         case .empty, .data:
-            task = session.dataTask(with: urlRequest)
+            break
         case .file(let url, _):
             urlRequest.httpBody = nil
-            task = session.uploadTask(with: urlRequest, fromFile: url)
+            upload = url
         case .stream:
             // URLSession streams a body only from an InputStream; the chunks go to a temporary
             // file first (memory stays bounded), which is then uploaded and removed.
             let file = try await Self.spool(request.body, for: urlRequest)
             spooled = file
+            upload = file
             urlRequest.httpBody = nil
-            task = session.uploadTask(with: urlRequest, fromFile: file)
+        }
+        // A request that failed on a reused HTTP/2 connection the server had closed, before any
+        // byte of its answer, goes once more on a new connection, as browsers do. A streamed body,
+        // spooled to a file the task removes, goes once.
+        do {
+            return try await start(urlRequest, upload: upload, spooled: spooled, for: request, delegate: delegate)
+        } catch where spooled == nil && Self.isStaleConnection(error)
+            && !request.handle.isCancelled && !Task.isCancelled {
+            do {
+                return try await start(urlRequest, upload: upload, spooled: nil, for: request, delegate: delegate)
+            } catch {
+                throw Self.classified(error)
+            }
+        } catch {
+            throw Self.classified(error)
+        }
+    }
+
+    /// Runs one task and waits for its head; throws the task's error as it is.
+    private func start(
+        _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
+    ) async throws -> (ResponseHead, ResponseBody) {
+        let buffer = StreamBuffer(request: urlRequest, limit: streamBufferLimit)
+        let task = if let upload {
+            session.uploadTask(with: urlRequest, fromFile: upload)
+        } else {
+            session.dataTask(with: urlRequest)
         }
         delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
         buffer.start(task)
@@ -126,8 +152,16 @@ public struct URLSessionTransport: Transport {
             return (ResponseHead(head), ResponseBody(source: buffer))
         } catch {
             buffer.cancel()
-            throw Self.classified(error)
+            throw error
         }
+    }
+
+    /// Whether `error` is libcurl's report of an HTTP/2 stream on a connection the server had
+    /// already closed (its keep-alive ran out while the connection was idle in the pool).
+    static func isStaleConnection(_ error: any Error) -> Bool {
+        guard let urlError = TransportError.engineError(error) as? URLError else { return false }
+        let text = (urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
+        return text.contains("was not closed cleanly") || (text.contains("http/2 stream") && text.contains("refused"))
     }
 
     /// Closes the transport's session once its tasks are done; over a caller's session, nothing.
