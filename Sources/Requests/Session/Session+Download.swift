@@ -41,8 +41,9 @@ public struct DownloadProgress: Sendable, Hashable {
 /// let response = try await download.response().validate()   // response.fileURL == file
 /// ```
 public final class Download: Sendable {
-    /// Progress values, from the first byte on disk to the last; the stream ends when the download
-    /// does. Only the newest values are kept for a slow reader.
+    /// Progress values, from the first byte on disk to the last. The sequence finishes when the
+    /// download ends, whichever way (complete, failed or cancelled), so a `for await` loop over it
+    /// ends too; ``response()`` then says how. Only the newest 256 values are kept for a slow reader.
     public let progress: AsyncStream<DownloadProgress>
     /// Where the file goes once complete.
     public let destination: URL
