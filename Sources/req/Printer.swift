@@ -15,8 +15,9 @@ struct Printer {
 
     static let binaryNote = "+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n+-----------------------------------------+\n"
 
-    /// The request line and headers, `Host` first, as they go on the wire.
-    func requestHead(_ request: URLRequest) -> String {
+    /// The request line and headers, `Host` first, as they go on the wire: with `added`, the
+    /// headers the transport adds where the request has none (its `behavior.addedHeaders`).
+    func requestHead(_ request: URLRequest, added: HTTPHeaders = [:]) -> String {
         let url = request.url
         let components = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
         var target = components?.percentEncodedPath ?? "/"
@@ -27,6 +28,10 @@ struct Printer {
             text += style.headerName("Host") + ": " + (url?.port.map { "\(host):\($0)" } ?? host) + "\n"
         }
         var headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        for header in added where request.value(forHTTPHeaderField: header.name) == nil {
+            headers.append((header.name, header.value))
+        }
+        headers.sort { $0.key.lowercased() < $1.key.lowercased() }
         if let body = request.httpBody, !body.isEmpty, request.value(forHTTPHeaderField: "Content-Length") == nil {
             headers.append(("Content-Length", "\(body.count)"))
             headers.sort { $0.key.lowercased() < $1.key.lowercased() }
@@ -37,14 +42,17 @@ struct Printer {
         return text + "\n"
     }
 
-    /// The status line and headers of a response.
-    func responseHead(_ response: HTTPURLResponse) -> String {
-        let status = "HTTP/1.1 \(response.statusCode) \(Self.reason(response.statusCode))"
-        var text = style.status(status, code: response.statusCode) + "\n"
-        let headers = response.allHeaderFields.map { (String(describing: $0.key), String(describing: $0.value)) }
-            .sorted { $0.0.lowercased() < $1.0.lowercased() }
-        for (name, value) in headers {
-            text += style.headerName(name) + ": " + value + "\n"
+    /// The status line and headers of a response, repeated fields each on its own line.
+    func responseHead(_ head: ResponseHead) -> String {
+        let status = "\(head.httpVersion ?? "HTTP/1.1") \(head.statusCode) \(Self.reason(head.statusCode))"
+        var text = style.status(status, code: head.statusCode) + "\n"
+        // Sorted by name, stable: repeated fields keep the server's order.
+        let headers = head.headers.enumerated().sorted { lhs, rhs in
+            let (left, right) = (lhs.element.name.lowercased(), rhs.element.name.lowercased())
+            return left == right ? lhs.offset < rhs.offset : left < right
+        }
+        for (_, header) in headers {
+            text += style.headerName(header.name) + ": " + header.value + "\n"
         }
         return text + "\n"
     }

@@ -41,8 +41,10 @@ enum Req {
         let terminal = output.isTerminal
         let printer = Printer(style: Style(enabled: Terminal.colors(options, terminal: terminal)), terminal: terminal)
         let parts = options.printParts ?? (options.verbose ? "HBhb" : options.offline ? "HB" : terminal ? "hb" : "b")
+        let session = options.offline ? nil : try makeSession(options, url: url, cookies: store?.cookies ?? .inMemory())
         if parts.contains("H") {
-            try output.write(printer.requestHead(plan.request))
+            // Sent, the request also carries what the transport adds; offline, exactly what req built.
+            try output.write(printer.requestHead(plan.request, added: session?.transport.behavior.addedHeaders ?? [:]))
         }
         if parts.contains("B") {
             try output.write(printer.requestBody(plan.request.httpBody ?? Data()))
@@ -51,26 +53,24 @@ enum Req {
                 try output.write("\n")
             }
         }
-        if options.offline { return 0 }
-
-        let session = try makeSession(options, url: url, cookies: store?.cookies ?? .inMemory())
+        guard let session else { return 0 }
         let head: Response
         if options.download {
             head = try await Download.run(session, plan.request, options: options)
-            if parts.contains("h") { try output.write(printer.responseHead(head.httpResponse)) }
+            if parts.contains("h") { try output.write(printer.responseHead(head.head)) }
             if head.fileURL == nil, parts.contains("b") {
                 try output.write(printer.responseBody(head.data, mimeType: head.mimeType))
             }
         } else if options.stream {
             let stream = try await session.stream(plan.request)
             head = stream.head
-            if parts.contains("h") { try output.write(printer.responseHead(head.httpResponse)) }
+            if parts.contains("h") { try output.write(printer.responseHead(head.head)) }
             for try await chunk in stream.body where parts.contains("b") {
                 try output.write(terminal && Printer.isBinary(chunk) ? Data(Printer.binaryNote.utf8) : chunk)
             }
         } else {
             head = try await session.request(plan.request)
-            if parts.contains("h") { try output.write(printer.responseHead(head.httpResponse)) }
+            if parts.contains("h") { try output.write(printer.responseHead(head.head)) }
             if parts.contains("b") { try output.write(printer.responseBody(head.data, mimeType: head.mimeType)) }
         }
         try store?.save(headers: options.items)
