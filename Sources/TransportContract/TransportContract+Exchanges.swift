@@ -110,27 +110,11 @@ extension TransportContract {
 
 /// Keeps the last progress report of an upload.
 final class ProgressLog: Sendable {
-    private let state = Locked<(sent: Int64, total: Int64?)?>(nil)
+    private let state = Guarded<(sent: Int64, total: Int64?)?>(nil)
 
     var last: (sent: Int64, total: Int64?)? { state.withLock { $0 } }
 
     var record: @Sendable (Int64, Int64?) -> Void {
         { [state] sent, total in state.withLock { $0 = (sent, total) } }
-    }
-}
-
-/// A value behind a lock, for the checks' own bookkeeping.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

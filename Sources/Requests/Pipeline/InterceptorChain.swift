@@ -32,10 +32,12 @@ final class InterceptorChain: Sendable {
     /// Where trips report their waits on the transport, when the call's ``Race`` limits them.
     let idle: IdleWatch?
     let mode: Mode
-    /// The call's body when it is a file or a stream; see ``transportRequest(for:)``.
+    /// The call's body when it is a file or a stream; see ``transportRequest(for:handle:)``.
     let body: CallBody?
     /// The body of the newest trip, for a stream call.
     let latest = LatestBody()
+    /// Whether the session was shut down: checked before every trip, retries and redirects included.
+    let isShutDown: @Sendable () -> Bool
     let start: ContinuousClock.Instant
 
     init(
@@ -47,9 +49,11 @@ final class InterceptorChain: Sendable {
         idleTimeout: Duration?,
         idle: IdleWatch?,
         mode: Mode,
-        body: CallBody?
+        body: CallBody?,
+        isShutDown: @escaping @Sendable () -> Bool = { false }
     ) {
         self.idle = idle
+        self.isShutDown = isShutDown
         self.stages = stages
         self.transport = transport
         self.context = context
@@ -91,11 +95,18 @@ final class InterceptorChain: Sendable {
         }
         let start = ContinuousClock.now
         monitors?.requestWillSend(request, attempt: RequestAttempt(callID: context.id, number: number, start: start))
+        let handle = TransferHandle()
+        // A new trip: the idle limit starts afresh, and a body an earlier trip left behind (a
+        // retry or a redirect moved on from it) is cancelled now, not when this head arrives.
+        idle?.waiting(for: .head, handle: handle)
+        if mode == .stream {
+            latest.cancelCurrent()
+        }
         do {
-            let handle = TransferHandle()
+            if isShutDown() {
+                throw RequestError(.sessionShutDown, request: request, detail: "shutdown() was called on this session")
+            }
             let outgoing = try transportRequest(for: request, handle: handle)
-            idle?.waiting(for: .head, handle: handle)
-            defer { idle?.idle() }
             var (head, body) = try await transport.send(outgoing)
             body.request = request
             var response: Response
@@ -105,7 +116,14 @@ final class InterceptorChain: Sendable {
                 let reading = body
                 handle.onCancel { reading.cancel() }
                 response = Response(request: request, head: head, data: try await collect(body), start: start, duration: .now - start)
+                idle?.idle()
             case .stream:
+                idle?.idle()
+                if let idle, let phase = idle.expired {
+                    // The limit passed just as the head arrived: the handle has cancelled the body.
+                    body.cancel()
+                    throw IdleExceeded(limit: idle.limit, phase: phase)
+                }
                 body.silenceLimit = timeout ?? idleTimeout
                 latest.replace(with: body)
                 response = Response(request: request, head: head, data: Data(), start: start, duration: .now - start)
@@ -116,6 +134,7 @@ final class InterceptorChain: Sendable {
             }
             return response
         } catch {
+            idle?.idle()
             let cause: any Error = if let idle, let phase = idle.expired { IdleExceeded(limit: idle.limit, phase: phase) } else { error }
             let failure = Self.transportError(cause, request: request, timeout: timeout)
             // A cancelled trip is the call's end (the caller cancelled, or the deadline passed):
@@ -153,7 +172,18 @@ final class InterceptorChain: Sendable {
     /// turns a `POST` into a `GET`, as a 303 redirect does, drops it), and a stream only once.
     private func transportRequest(for request: URLRequest, handle: TransferHandle) throws -> TransportRequest {
         guard let body, request.httpBody == nil, request.httpMethod == body.method else {
-            return TransportRequest(request, handle: handle)
+            // Bytes sent are signs of life too: a long upload is not a silent server.
+            let progress: (@Sendable (Int64, Int64?) -> Void)? = if let idle, request.httpBody != nil {
+                { _, _ in idle.touch() }
+            } else {
+                nil
+            }
+            return TransportRequest(request, progress: progress, handle: handle)
+        }
+        let report = body.progress
+        let progress: @Sendable (Int64, Int64?) -> Void = { [idle] sent, total in
+            idle?.touch()
+            report?(sent, total)
         }
         if !body.body.isReplayable, body.sent.withLock({ sent in defer { sent = true }; return sent }) {
             throw RequestError(.encodingFailed, request: request,
@@ -162,9 +192,9 @@ final class InterceptorChain: Sendable {
         if case .data(let data) = body.body.storage {
             var request = request
             request.httpBody = data
-            return TransportRequest(request, progress: body.progress, handle: handle)
+            return TransportRequest(request, progress: progress, handle: handle)
         }
-        return TransportRequest(request, body: body.body, progress: body.progress, handle: handle)
+        return TransportRequest(request, body: body.body, progress: progress, handle: handle)
     }
     /// Ends the call with an error: tells the monitors, unless the transport just reported this
     /// very failure, and silences whatever the abandoned stages report later.
@@ -287,6 +317,15 @@ final class LatestBody: Sendable {
     /// Closes the slot and cancels the body in it.
     func close() {
         take()?.cancel()
+    }
+
+    /// Cancels the body in the slot, leaving the slot open for the next trip's.
+    func cancelCurrent() {
+        let current = state.withLock { state -> ResponseBody? in
+            defer { state.body = nil }
+            return state.body
+        }
+        current?.cancel()
     }
 }
 

@@ -14,10 +14,9 @@ struct IdleExceeded: Error {
 // MARK: - IdleWatch
 
 /// When a call started waiting on its transport, and for what. Waits end when the transport
-/// answers, so the stages' own pauses (a retry's back-off) never count. A call with a deadline
-/// has its ``Race`` timer read it; one without has the session's ``Watchdog`` call ``expire(at:)``,
-/// which cancels the trip's ``TransferHandle``: the call runs in the caller's task, with no task
-/// or timer of its own.
+/// answers, so the stages' own pauses (a retry's back-off) never count. The session's
+/// ``Watchdog`` calls ``expire(at:)``, which cancels the trip's ``TransferHandle``: the trip fails
+/// as itself, with no task or timer of its own.
 final class IdleWatch: @unchecked Sendable {
     /// What the call waits for.
     enum Phase: Sendable {
@@ -52,6 +51,13 @@ final class IdleWatch: @unchecked Sendable {
         }
     }
 
+    /// The transport showed a sign of life (bytes of the request body sent) in the wait under way.
+    func touch() {
+        lock.lock()
+        defer { lock.unlock() }
+        if since != nil { since = .now }
+    }
+
     /// The call stops waiting on the transport.
     func idle() {
         lock.lock()
@@ -67,21 +73,14 @@ final class IdleWatch: @unchecked Sendable {
         return expiredPhase
     }
 
-    /// Cancels the trip when its wait has outlasted the limit at `now`; returns whether it did.
-    func expire(at now: ContinuousClock.Instant) -> Bool {
+    /// Cancels the trip when its wait has outlasted the limit at `now`.
+    func expire(at now: ContinuousClock.Instant) {
         lock.lock()
         let fire = expiredPhase == nil && since.map { now - $0 >= limit } == true
         let handle = fire ? self.handle : nil
         if fire { expiredPhase = phase }
         lock.unlock()
         handle?.cancel()
-        return handle != nil
-    }
-
-    fileprivate var current: (since: ContinuousClock.Instant?, phase: Phase) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (since, phase)
     }
 }
 
@@ -106,19 +105,15 @@ final class Race<Value: Sendable>: Sendable {
 
     private init() {}
 
-    /// Runs `operation`, racing it against `deadline`, against a wait on the transport longer
-    /// than `idle`, and against cancellation of the caller.
+    /// Runs `operation`, racing it against `deadline` and against cancellation of the caller.
     ///
     /// - Parameters:
     ///   - deadline: How long to wait, or `nil` to wait for the operation however long it takes.
-    ///   - idle: The longest single wait on the transport, and the watch the operation reports
-    ///     its waits to; `nil` for no such limit.
     ///   - operation: The work; it is cancelled when it loses.
     /// - Returns: The operation's value.
-    /// - Throws: The operation's error, ``DeadlineExceeded``, ``IdleExceeded``, or `CancellationError`.
+    /// - Throws: The operation's error, ``DeadlineExceeded``, or `CancellationError`.
     static func run(
         deadline: Duration?,
-        idle: IdleWatch? = nil,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let race = Race()
@@ -134,10 +129,11 @@ final class Race<Value: Sendable>: Sendable {
                         race.finish(.failure(error))
                     }
                 })
-                if end != nil || idle != nil {
+                if let end {
                     race.add(Task {
                         do {
-                            race.finish(.failure(try await Self.timer(until: end, idle: idle)))
+                            try await Task.sleep(until: end, clock: .continuous)
+                            race.finish(.failure(DeadlineExceeded()))
                         } catch {
                             // Cancelled because the operation finished first.
                         }
@@ -146,30 +142,6 @@ final class Race<Value: Sendable>: Sendable {
             }
         } onCancel: {
             race.finish(.failure(CancellationError()))
-        }
-    }
-
-    /// Sleeps until the deadline passes or a wait on the transport outlasts the idle limit, and
-    /// returns which; throws when cancelled.
-    private static func timer(until end: ContinuousClock.Instant?, idle: IdleWatch?) async throws -> any Error {
-        while true {
-            var wake = end
-            if let idle {
-                let since = idle.current.since ?? .now
-                wake = min(wake ?? since + idle.limit, since + idle.limit)
-            }
-            guard let wake else { return DeadlineExceeded() }
-            try await Task.sleep(until: wake, clock: .continuous)
-            let now = ContinuousClock.now
-            if let end, now >= end {
-                return DeadlineExceeded()
-            }
-            if let idle {
-                let (since, phase) = idle.current
-                if let since, now - since >= idle.limit {
-                    return IdleExceeded(limit: idle.limit, phase: phase)
-                }
-            }
         }
     }
 
@@ -219,21 +191,20 @@ final class Race<Value: Sendable>: Sendable {
 
 // MARK: - Watchdog
 
-/// One timer for the idle limits of a session's calls that have no deadline: while checks are
-/// registered, a single task wakes every ``tick`` and runs them; a check that returns `true` has
-/// fired and is dropped. Idle limits are thus enforced within a tick (50 ms), and a call pays
-/// two locks for it instead of a task and a timer of its own (about 20 µs here).
+/// One timer for the idle limits of a session's calls: while checks are registered, a single task
+/// wakes every ``tick`` and runs them. Idle limits are thus enforced within a tick (50 ms), and a
+/// call pays two locks for it instead of a task and a timer of its own (about 20 µs here).
 ///
 /// Invariant, under the lock: `running` is true exactly while the timer task exists; it ends
 /// when it finds no checks left.
 final class Watchdog: Sendable {
-    typealias Check = @Sendable (ContinuousClock.Instant) -> Bool
+    typealias Check = @Sendable (ContinuousClock.Instant) -> Void
 
     static let tick: Duration = .milliseconds(50)
 
     private let state = Guarded<(checks: [Int: Check], next: Int, running: Bool)>(([:], 0, false))
 
-    /// Registers a check; returns its key for ``remove(_:)``.
+    /// Registers a check, run every tick until removed; returns its key for ``remove(_:)``.
     func add(_ check: @escaping Check) -> Int {
         let (key, start) = state.withLock { state -> (Int, Bool) in
             let key = state.next
@@ -248,7 +219,7 @@ final class Watchdog: Sendable {
         return key
     }
 
-    /// Drops a check that has not fired.
+    /// Drops a check.
     func remove(_ key: Int) {
         _ = state.withLock { $0.checks.removeValue(forKey: key) }
     }
@@ -262,8 +233,8 @@ final class Watchdog: Sendable {
             }
             if checks.isEmpty { return }
             let now = ContinuousClock.now
-            for (key, check) in checks where check(now) {
-                remove(key)
+            for (_, check) in checks {
+                check(now)
             }
         }
     }

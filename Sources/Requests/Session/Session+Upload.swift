@@ -189,12 +189,17 @@ extension Session {
         try Task.checkCancellation()
         let total = body.length ?? 0
         progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
+        let latest = Guarded(UploadProgress(bytesSent: 0, totalBytes: total))
         let call = CallBody(body: body, method: request.httpMethod) { sent, expected in
-            progress.yield(UploadProgress(bytesSent: sent, totalBytes: expected ?? total))
+            let value = UploadProgress(bytesSent: sent, totalBytes: expected ?? total)
+            latest.withLock { $0 = value }
+            progress.yield(value)
         }
         let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, body: call)
-        let sent = max(total, 0)
-        progress.yield(UploadProgress(bytesSent: sent, totalBytes: total))
+        // The end, never behind what the transport last said (a stream's length is known only now).
+        let last = latest.withLock { $0 }
+        let sent = max(total, last.bytesSent)
+        progress.yield(UploadProgress(bytesSent: sent, totalBytes: max(last.totalBytes, sent)))
         return response
     }
 }

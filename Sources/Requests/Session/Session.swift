@@ -53,7 +53,7 @@ public final class Session: Sendable {
     /// Enforces the idle limit of calls that have no deadline.
     let watchdog = Watchdog()
     /// Set by ``shutdown()``; a call after it fails.
-    private let isShutDown = Guarded(false)
+    let isShutDown = Guarded(false)
 
     /// Creates a session over `URLSession`.
     ///
@@ -346,9 +346,6 @@ public final class Session: Sendable {
         return stages
     }
 
-    /// How a built request is handed to the transport, when not with ``Transport/send(_:)``.
-    typealias Transfer = @Sendable (any Transport, URLRequest) async throws -> (Data, HTTPURLResponse)
-
     /// Runs a building step, turning its errors into ``RequestError``; `context` is the method and
     /// URL the error should name, when they are known.
     func build<T>(_ context: @autoclosure () -> URLRequest?, _ body: () throws -> T) throws -> T {
@@ -366,145 +363,5 @@ public final class Session: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         return request
-    }
-
-    /// Runs the modifiers, then the request through the session's interceptors, the per-call ones
-    /// and the transport.
-    ///
-    /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
-    /// copies the underlying `NSMutableURLRequest`, the stages change it in place. With a timeout,
-    /// the whole chain races the deadline, so retries and their back-off count towards it; a stream
-    /// call's chain ends at the head, so there the timeout bounds the wait for the head.
-    func send(
-        _ request: consuming URLRequest,
-        timeout: Duration?,
-        interceptors perCall: [any Interceptor],
-        redirectPolicy: RedirectPolicy? = nil,
-        mode: InterceptorChain.Mode = .collect,
-        body: CallBody? = nil
-    ) async throws -> Response {
-        let context = RequestContext(
-            deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
-        )
-        let stages: [any Interceptor]
-        if let redirectPolicy {
-            stages = interceptors + perCall + Self.innerStages(redirectPolicy, cookies)
-        } else {
-            stages = perCall.isEmpty ? defaultStages : interceptors + perCall + innerStages
-        }
-        // The idle limit bounds each wait on the transport that the call's timeout does not: for
-        // a collecting call, a timeout longer than it; for a stream, the head when there is no
-        // timeout (the body's silences are the reader's, see ``ResponseBody``).
-        var idleLimit = idleTimeout
-        if let timeout, let limit = idleLimit, mode == .stream || timeout <= limit {
-            idleLimit = nil
-        }
-        let idle = idleLimit.map(IdleWatch.init)
-        let chain = InterceptorChain(
-            stages: stages, transport: transport, context: context, monitors: monitorGroup,
-            timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, body: body
-        )
-        var url = request.url
-        let method = request.httpMethod
-        do {
-            try checkOpen(request)
-            // The modifiers complete the request once, in place, before anything decides on it
-            // (a throttle per host or credentials per origin need its final URL).
-            for modifier in modifiers {
-                try Task.checkCancellation()
-                try await modifier.apply(to: &request)
-            }
-            try Task.checkCancellation()
-            url = request.url
-            var response: Response
-            if timeout != nil {
-                // The deadline is kept exactly: the chain runs in a task of its own, abandoned
-                // (and cancelled) the moment the deadline passes.
-                let sent = request
-                response = try await Race.run(deadline: timeout, idle: idle) { try await chain.run(sent, from: 0) }
-            } else {
-                // No deadline: the chain runs in this task and sees its cancellation directly,
-                // which saves spawning a task per request; the watchdog enforces the idle limit
-                // through each trip's transfer handle.
-                let watched = idle.map { idle in watchdog.add { now in _ = idle.expire(at: now); return false } }
-                defer { watched.map(watchdog.remove) }
-                response = try await chain.run(request, from: 0)
-            }
-            if mode == .stream {
-                // The newest transfer's body; a stage that answered without the transport (from
-                // a cache, say) left its body in `data`.
-                response.body = chain.latest.take() ?? response.body ?? ResponseBody(response.data)
-            }
-            return response
-        } catch {
-            let failure = InterceptorChain.transportError(error, request: InterceptorChain.named(url, method), timeout: timeout)
-            chain.finish(failing: failure, url: url, method: method)
-            throw failure
-        }
-    }
-}
-
-/// A request not built yet: the encoding builds it from this, so it owns the only reference and
-/// changes it without copying (on Linux, changing a shared `URLRequest` copies all of it).
-struct RequestDescription: URLRequestConvertible {
-    let url: URL
-    let method: HTTPMethod
-    let headers: HTTPHeaders
-
-    func asURLRequest() throws -> URLRequest {
-        try method.validate()
-        try headers.validate()
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        if !headers.isEmpty {
-            request.allHTTPHeaderFields = headers.dictionary
-        }
-        return request
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `TimeInterval`.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-
-    /// The duration in words for errors: "3 seconds", "1 second", "0.25 seconds".
-    var phrase: String {
-        let value = seconds
-        if value == 1 { return "1 second" }
-        if value == value.rounded(), abs(value) < 1e15 { return "\(Int(value)) seconds" }
-        return "\((value * 1000).rounded() / 1000) seconds"
-    }
-}
-
-// MARK: - BodyEncoding
-
-/// Puts a body value on the request the session builds, as the last building step.
-private struct BodyEncoding: ParameterEncoding {
-    let body: any HTTPBody
-
-    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
-        try body.applied(to: urlRequest.asURLRequest())
-    }
-}
-
-/// Writes an `Encodable` value with a ``ParameterEncoder`` as a building step.
-private struct EncoderEncoding<Value: Encodable & Sendable>: ParameterEncoding {
-    let value: Value
-    let encoder: any ParameterEncoder
-
-    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
-        try encoder.encode(value, into: urlRequest)
-    }
-}
-
-/// Writes parameter sets as a building step.
-private struct SetsEncoding: ParameterEncoding {
-    let sets: [ParameterSet]
-
-    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
-        try ParameterSet.encode(sets, into: urlRequest)
     }
 }

@@ -195,7 +195,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
             let engine = TransportError.engineError(error)
             switch kind {
             case .cancelled:
-                return CancellationError()
+                // The engine cancelled the transfer while nothing here asked it to.
+                return RequestError(.cancelled, request: request, underlyingError: engine, transportErrorKind: kind)
             case .timedOut:
                 return RequestError(.timedOut, request: request, detail: "the body stopped arriving",
                                     underlyingError: engine, transportErrorKind: kind)
@@ -314,22 +315,59 @@ final class DataSource: ResponseBodySource {
 
 /// A body whose chunks come from an `AsyncThrowingStream`.
 ///
-/// Its iterator is used by one reader at a time, as ``ResponseBodySource`` promises, so it sits outside
-/// the lock; the lock guards only the cancellation flag.
-final class StreamSource: ResponseBodySource, @unchecked Sendable {
-    private var iterator: AsyncThrowingStream<Data, any Error>.Iterator
-    private let cancelled = Guarded(false)
+/// Each wait runs in a task of its own, so that ``cancel()`` from any thread ends it at once (the
+/// stream's `onTermination` hears of it, so its producer can stop), and the silence limit can too.
+/// The iterator is taken out under the lock while a wait runs: a second reader gets an error.
+final class StreamSource: ResponseBodySource {
+    /// The stream's iterator, handed from wait to wait; only one wait holds it at a time.
+    private final class IteratorBox: @unchecked Sendable {
+        var iterator: AsyncThrowingStream<Data, any Error>.Iterator
+
+        init(_ iterator: AsyncThrowingStream<Data, any Error>.Iterator) {
+            self.iterator = iterator
+        }
+    }
+
+    private let state: Guarded<(box: IteratorBox?, reading: Task<Data?, any Error>?, cancelled: Bool)>
 
     init(_ stream: AsyncThrowingStream<Data, any Error>) {
-        iterator = stream.makeAsyncIterator()
+        state = Guarded((IteratorBox(stream.makeAsyncIterator()), nil, false))
     }
 
     func next() async throws -> Data? {
-        if cancelled.withLock({ $0 }) { throw CancellationError() }
-        return try await iterator.next()
+        let box = try state.withLock { state -> IteratorBox in
+            if state.cancelled { throw CancellationError() }
+            guard let box = state.box else {
+                throw RequestError(.streamFailed, detail: "the body is already being read by another loop; a body is read once")
+            }
+            state.box = nil
+            return box
+        }
+        let reading = Task { try await box.iterator.next() }
+        let cancelledFirst = state.withLock { state -> Bool in
+            state.reading = reading
+            return state.cancelled
+        }
+        if cancelledFirst { reading.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await reading.result
+        } onCancel: {
+            reading.cancel()
+        }
+        let cancelled = state.withLock { state -> Bool in
+            state.box = box
+            state.reading = nil
+            return state.cancelled
+        }
+        if cancelled || Task.isCancelled { throw CancellationError() }
+        return try outcome.get()
     }
 
     func cancel() {
-        cancelled.withLock { $0 = true }
+        let reading = state.withLock { state -> Task<Data?, any Error>? in
+            state.cancelled = true
+            return state.reading
+        }
+        reading?.cancel()
     }
 }

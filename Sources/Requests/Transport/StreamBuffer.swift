@@ -148,7 +148,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
         }
         if let waiting {
             if let error {
-                waiting.resume(throwing: failure(error))
+                waiting.resume(throwing: error)
             } else {
                 waiting.resume(returning: nil)
             }
@@ -224,7 +224,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
                 }
             }
             if let end {
-                if let error = end { return .failure(failure(error)) }
+                if let error = end { return .failure(error) }
                 return .success(nil)
             }
             guard waiter == nil else {
@@ -250,11 +250,6 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
         headWaiting?.resume(throwing: CancellationError())
         waiting?.resume(throwing: CancellationError())
         task?.cancel()
-    }
-
-    /// A transfer error after the head: passed on as it is; ``ResponseBody`` classifies it.
-    private func failure(_ error: any Error) -> any Error {
-        error
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {

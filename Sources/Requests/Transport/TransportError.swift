@@ -107,6 +107,8 @@ extension TransportError {
                 self = .dnsFailed
             case .timedOut:
                 self = .timedOut
+            case .secureConnectionFailed where Self.fromLibcurl(error) == .connectionLost:
+                self = .connectionLost
             case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
                  .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
                  .clientCertificateRequired:
@@ -123,14 +125,16 @@ extension TransportError {
         private static func fromLibcurl(_ error: URLError) -> Kind? {
             let text = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
             guard !text.isEmpty else { return nil }
-            let tls = ["ssl", "tls", "certificate", "issuer", "handshake"]
-            if tls.contains(where: text.contains) {
-                return .tls
-            }
+            // A connection lost under TLS ("OpenSSL SSL_read: Connection reset by peer",
+            // "unexpected eof while reading") is a lost connection, not a TLS failure: test it first.
             let lost = ["empty reply from server", "was not closed cleanly", "connection reset", "recv failure", "transfer closed",
-                        "send failure", "connection died", "stream error", "http/2 stream"]
+                        "send failure", "connection died", "stream error", "http/2 stream", "unexpected eof"]
             if lost.contains(where: text.contains) {
                 return .connectionLost
+            }
+            let tls = ["certificate", "issuer", "handshake", "ssl_connect", "tls alert", "ssl peer", "self signed", "self-signed"]
+            if tls.contains(where: text.contains) {
+                return .tls
             }
             if text.contains("could not resolve") {
                 return .dnsFailed

@@ -99,7 +99,14 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
         #else
-        completionHandler(.performDefaultHandling, nil)
+        // Server trust is URLSession's to evaluate; a 401 or 407 challenge is rejected, so the
+        // response reaches the pipeline even when credentials sit in the URL.
+        let method = challenge.protectionSpace.authenticationMethod
+        if method == NSURLAuthenticationMethodServerTrust || method == NSURLAuthenticationMethodClientCertificate {
+            completionHandler(.performDefaultHandling, nil)
+        } else {
+            completionHandler(.rejectProtectionSpace, nil)
+        }
         #endif
     }
 }

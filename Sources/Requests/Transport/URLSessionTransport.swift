@@ -30,6 +30,9 @@ public struct URLSessionTransport: Transport {
     public let streamBufferLimit: Int
     /// The delegate of a session this transport made; `nil` over a caller's session.
     private let delegate: TaskDelegate?
+    /// Set by ``shutdown()``, under its lock, which every new task of an own session is made
+    /// under too: a task made on an invalidated `URLSession` is a crash, not an error.
+    private let closed = Guarded(false)
 
     /// Creates a transport with its own `URLSession`.
     ///
@@ -42,6 +45,7 @@ public struct URLSessionTransport: Transport {
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
         configuration.timeoutIntervalForRequest = Self.engineTimeout
         // Every response comes from the network: like redirects and cookies, caching is the
         // pipeline's to decide (and looking a response up costs about 3% of a loopback request).
@@ -71,17 +75,16 @@ public struct URLSessionTransport: Transport {
         self.delegate = nil
     }
 
-    /// `URLSession` decodes gzip, deflate and (on Apple platforms) br bodies, and adds
-    /// `Accept-Encoding`, and on Linux `Accept-Language` and `User-Agent` where a request has none.
+    /// `URLSession` decodes compressed bodies and adds `Accept-Encoding` (gzip and deflate; br
+    /// too on Apple platforms) and `Connection: keep-alive` where a request has none.
     public var behavior: TransportBehavior {
         var added: HTTPHeaders = [:]
         #if canImport(FoundationNetworking)
         added.add(name: "Accept-Encoding", value: "deflate, gzip")
-        added.add(name: "Connection", value: "keep-alive")
         #else
         added.add(name: "Accept-Encoding", value: "gzip, deflate, br")
-        added.add(name: "Connection", value: "keep-alive")
         #endif
+        added.add(name: "Connection", value: "keep-alive")
         return TransportBehavior(decodesContentEncoding: true, addedHeaders: added)
     }
 
@@ -139,10 +142,14 @@ public struct URLSessionTransport: Transport {
         _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
     ) async throws -> (ResponseHead, ResponseBody) {
         let buffer = StreamBuffer(request: urlRequest, limit: streamBufferLimit)
-        let task = if let upload {
-            session.uploadTask(with: urlRequest, fromFile: upload)
-        } else {
-            session.dataTask(with: urlRequest)
+        let task = try closed.withLock { closed -> URLSessionTask in
+            guard !closed else {
+                throw TransportError(.other, detail: "the transport was shut down")
+            }
+            if let upload {
+                return session.uploadTask(with: urlRequest, fromFile: upload)
+            }
+            return session.dataTask(with: urlRequest)
         }
         delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
         buffer.start(task)
@@ -166,7 +173,10 @@ public struct URLSessionTransport: Transport {
 
     /// Closes the transport's session once its tasks are done; over a caller's session, nothing.
     public func shutdown() async throws {
-        if delegate != nil {
+        guard delegate != nil else { return }
+        closed.withLock { closed in
+            guard !closed else { return }
+            closed = true
             session.finishTasksAndInvalidate()
         }
     }

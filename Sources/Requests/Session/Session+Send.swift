@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - Session + send
+
+extension Session {
+    /// Runs the modifiers, then the request through the session's interceptors, the per-call ones
+    /// and the transport.
+    ///
+    /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
+    /// copies the underlying `NSMutableURLRequest`, the stages change it in place. With a timeout,
+    /// the whole chain races the deadline, so retries and their back-off count towards it; a stream
+    /// call's chain ends at the head, so there the timeout bounds the wait for the head.
+    func send(
+        _ request: consuming URLRequest,
+        timeout: Duration?,
+        interceptors perCall: [any Interceptor],
+        redirectPolicy: RedirectPolicy? = nil,
+        mode: InterceptorChain.Mode = .collect,
+        body: CallBody? = nil
+    ) async throws -> Response {
+        let context = RequestContext(
+            deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
+        )
+        let stages: [any Interceptor]
+        if let redirectPolicy {
+            stages = interceptors + perCall + Self.innerStages(redirectPolicy, cookies)
+        } else {
+            stages = perCall.isEmpty ? defaultStages : interceptors + perCall + innerStages
+        }
+        // The idle limit bounds each wait on the transport that the call's timeout does not: for
+        // a collecting call, a timeout longer than it; for a stream, the head when there is no
+        // timeout (the body's silences are the reader's, see ``ResponseBody``).
+        var idleLimit = idleTimeout
+        if let timeout, let limit = idleLimit, mode == .stream || timeout <= limit {
+            idleLimit = nil
+        }
+        let idle = idleLimit.map(IdleWatch.init)
+        let chain = InterceptorChain(
+            stages: stages, transport: transport, context: context, monitors: monitorGroup,
+            timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, body: body,
+            isShutDown: { [isShutDown] in isShutDown.withLock { $0 } }
+        )
+        var url = request.url
+        let method = request.httpMethod
+        // The watchdog enforces the idle limit through each trip's transfer handle, so that a
+        // trip that idles out fails as that trip (a retry policy may send it again).
+        let watched = idle.map { idle in watchdog.add { now in idle.expire(at: now) } }
+        defer { watched.map(watchdog.remove) }
+        do {
+            try checkOpen(request)
+            // The modifiers complete the request once, in place, before anything decides on it
+            // (a throttle per host or credentials per origin need its final URL).
+            for modifier in modifiers {
+                try Task.checkCancellation()
+                try await modifier.apply(to: &request)
+            }
+            try Task.checkCancellation()
+            url = request.url
+            var response: Response
+            if let timeout {
+                // The deadline is kept exactly: the chain runs in a task of its own, abandoned
+                // (and cancelled) the moment the deadline passes.
+                let sent = request
+                response = try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
+            } else {
+                // No deadline: the chain runs in this task and sees its cancellation directly,
+                // which saves spawning a task per request.
+                response = try await chain.run(request, from: 0)
+            }
+            if mode == .stream {
+                // The body of the response the stages returned: the newest transfer's, or the
+                // data of a response a stage made itself (from a cache, say), whose transfer, if
+                // any, is cancelled.
+                let newest = chain.latest.take()
+                if let own = response.body {
+                    if let newest, newest.owner !== own.owner { newest.cancel() }
+                } else {
+                    newest?.cancel()
+                    response.body = ResponseBody(response.data)
+                }
+            }
+            return response
+        } catch {
+            let failure = InterceptorChain.transportError(error, request: InterceptorChain.named(url, method), timeout: timeout)
+            chain.finish(failing: failure, url: url, method: method)
+            throw failure
+        }
+    }
+}
+
+/// A request not built yet: the encoding builds it from this, so it owns the only reference and
+/// changes it without copying (on Linux, changing a shared `URLRequest` copies all of it).
+struct RequestDescription: URLRequestConvertible {
+    let url: URL
+    let method: HTTPMethod
+    let headers: HTTPHeaders
+
+    func asURLRequest() throws -> URLRequest {
+        try method.validate()
+        try headers.validate()
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        if !headers.isEmpty {
+            request.allHTTPHeaderFields = headers.dictionary
+        }
+        return request
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `TimeInterval`.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// The duration in words for errors: "3 seconds", "1 second", "0.25 seconds".
+    var phrase: String {
+        let value = seconds
+        if value == 1 { return "1 second" }
+        if value == value.rounded(), abs(value) < 1e15 { return "\(Int(value)) seconds" }
+        return "\((value * 1000).rounded() / 1000) seconds"
+    }
+}
+
+// MARK: - BodyEncoding
+
+/// Puts a body value on the request the session builds, as the last building step.
+struct BodyEncoding: ParameterEncoding {
+    let body: any HTTPBody
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        try body.applied(to: urlRequest.asURLRequest())
+    }
+}
+
+/// Writes an `Encodable` value with a ``ParameterEncoder`` as a building step.
+struct EncoderEncoding<Value: Encodable & Sendable>: ParameterEncoding {
+    let value: Value
+    let encoder: any ParameterEncoder
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        try encoder.encode(value, into: urlRequest)
+    }
+}
+
+/// Writes parameter sets as a building step.
+struct SetsEncoding: ParameterEncoding {
+    let sets: [ParameterSet]
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        try ParameterSet.encode(sets, into: urlRequest)
+    }
+}
