@@ -75,16 +75,17 @@ public struct URLSessionTransport: Transport {
         self.delegate = nil
     }
 
-    /// `URLSession` decodes compressed bodies and adds `Accept-Encoding` (gzip and deflate; br
-    /// too on Apple platforms) and `Connection: keep-alive` where a request has none.
+    /// `URLSession` decodes compressed bodies and adds, where a request has none, the headers
+    /// below. On Linux they are libcurl's, and `Accept-Encoding` lists the encodings the system's
+    /// libcurl decodes (Debian 12's: deflate, gzip, br, zstd).
     public var behavior: TransportBehavior {
-        var added: HTTPHeaders = [:]
         #if canImport(FoundationNetworking)
-        added.add(name: "Accept-Encoding", value: "deflate, gzip")
+        let added: HTTPHeaders = [
+            "Accept": "*/*", "Accept-Encoding": "deflate, gzip, br, zstd", "Accept-Language": "en", "Connection": "keep-alive",
+        ]
         #else
-        added.add(name: "Accept-Encoding", value: "gzip, deflate, br")
+        let added: HTTPHeaders = ["Accept-Encoding": "gzip, deflate, br", "Connection": "keep-alive"]
         #endif
-        added.add(name: "Connection", value: "keep-alive")
         return TransportBehavior(decodesContentEncoding: true, addedHeaders: added)
     }
 
