@@ -4,8 +4,10 @@ import Foundation
 
 /// An ordered list of HTTP headers with case-insensitive names.
 ///
-/// Each name appears at most once, as in `URLRequest`: ``add(_:)`` and ``update(_:)`` replace the
-/// value of a header whose name matches case-insensitively, keeping its position and spelling.
+/// ``add(_:)`` and ``update(_:)`` replace the value of a header whose name matches
+/// case-insensitively, keeping its position and spelling, so a name appears once, as in
+/// `URLRequest`. A response may repeat a field (several `Set-Cookie`): ``append(_:)`` keeps each,
+/// ``values(for:)`` reads them all.
 ///
 /// ```swift
 /// var headers: HTTPHeaders = ["Accept": "application/json"]
@@ -82,24 +84,47 @@ public struct HTTPHeaders: Hashable, Sendable {
         update(HTTPHeader(name: name, value: value))
     }
 
-    /// Replaces the value of the header that has the same name, or appends the header.
+    /// Replaces the value of the header that has the same name, or appends the header. Repeats
+    /// of that name after the first are removed.
     ///
     /// - Parameter header: The header.
     public mutating func update(_ header: HTTPHeader) {
         if let index = index(of: header.name) {
             headers[index] = HTTPHeader(name: headers[index].name, value: header.value)
+            if headers[(index + 1)...].contains(where: { Self.namesMatch($0.name, header.name) }) {
+                var position = 0
+                headers.removeAll { field in
+                    defer { position += 1 }
+                    return position > index && Self.namesMatch(field.name, header.name)
+                }
+            }
         } else {
             headers.append(header)
         }
     }
 
-    /// Removes the header with this name, ignoring case.
+    /// Appends a header even when one of the same name is there: a repeated field, such as the
+    /// several `Set-Cookie` of one response.
+    ///
+    /// - Parameters:
+    ///   - name: The header name.
+    ///   - value: The header value.
+    public mutating func append(name: String, value: String) {
+        headers.append(HTTPHeader(name: name, value: value))
+    }
+
+    /// Appends a header even when one of the same name is there: a repeated field.
+    ///
+    /// - Parameter header: The header.
+    public mutating func append(_ header: HTTPHeader) {
+        headers.append(header)
+    }
+
+    /// Removes every header with this name, ignoring case.
     ///
     /// - Parameter name: The header name.
     public mutating func remove(name: String) {
-        if let index = index(of: name) {
-            headers.remove(at: index)
-        }
+        headers.removeAll { Self.namesMatch($0.name, name) }
     }
 
     /// Sorts the headers by name, ignoring case.
@@ -116,12 +141,20 @@ public struct HTTPHeaders: Hashable, Sendable {
         return copy
     }
 
-    /// The value of the header with this name, ignoring case.
+    /// The value of the header with this name, ignoring case; the first, when the field repeats.
     ///
     /// - Parameter name: The header name.
     /// - Returns: The value, or `nil` when there is no such header.
     public func value(for name: String) -> String? {
         index(of: name).map { headers[$0].value }
+    }
+
+    /// The values of every header with this name, ignoring case, in order.
+    ///
+    /// - Parameter name: The header name.
+    /// - Returns: The values; empty when there is no such header.
+    public func values(for name: String) -> [String] {
+        headers.filter { Self.namesMatch($0.name, name) }.map(\.value)
     }
 
     /// The value of a header, ignoring the case of its name; assigning `nil` removes it.
@@ -138,9 +171,10 @@ public struct HTTPHeaders: Hashable, Sendable {
         }
     }
 
-    /// The headers as a dictionary, in the form `URLRequest.allHTTPHeaderFields` takes.
+    /// The headers as a dictionary, in the form `URLRequest.allHTTPHeaderFields` takes; the values
+    /// of a repeated field are joined with `, `, as HTTP combines them.
     public var dictionary: [String: String] {
-        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, next in first + ", " + next })
     }
 
     /// Checks every header with ``HTTPHeader/validate()``.

@@ -40,7 +40,7 @@ public struct ResponseHead: Sendable, Hashable {
     public init(_ response: HTTPURLResponse) {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
-            headers.add(name: String(describing: name), value: String(describing: value))
+            headers.append(name: String(describing: name), value: String(describing: value))
         }
         headers.sort()
         self.init(statusCode: response.statusCode, headers: headers, url: response.url)

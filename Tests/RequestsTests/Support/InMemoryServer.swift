@@ -52,7 +52,7 @@ final class InMemoryServer: Transport {
         case ("cookies", 2) where parts[1] == "set":
             var headers: HTTPHeaders = ["Content-Type": "application/json"]
             for (name, value) in query.sorted(by: { $0.key < $1.key }) {
-                headers.add(name: "Set-Cookie", value: "\(name)=\(value); Path=/")
+                headers.append(name: "Set-Cookie", value: "\(name)=\(value); Path=/")
             }
             return (head(200, headers), ResponseBody(Data("{}".utf8)))
         case ("bytes", 2):
