@@ -25,10 +25,17 @@ final class TemporaryDirectory: Sendable {
     }
 }
 
-/// `count` bytes that are not a repeating pattern of a power of two, so a chunk read from the
-/// wrong place would not match.
+/// A block of 65,521 bytes (a prime length, so it never lines up with a chunk size).
+private let sampleBlock = Data((0..<65_521).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 251) })
+
+/// `count` bytes that do not repeat with a power-of-two period, so a chunk read from the wrong
+/// place would not match; cheap to make even for megabytes (copies of one block).
 func sampleBytes(_ count: Int) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 251) })
+    var data = Data(capacity: count)
+    while data.count < count {
+        data.append(sampleBlock.prefix(count - data.count))
+    }
+    return data
 }
 
 /// Chunks of `data` of at most `size` bytes, as an async sequence.
