@@ -17,21 +17,24 @@ struct IdleExceeded: Error {
 /// answers, so the stages' own pauses (a retry's back-off) never count. The session's
 /// ``Watchdog`` calls ``expire(at:)``, which cancels the trip's ``TransferHandle``: the trip fails
 /// as itself, with no task or timer of its own.
-final class IdleWatch: @unchecked Sendable {
+final class IdleWatch: Sendable {
     /// What the call waits for.
     enum Phase: Sendable {
         case head
         case body
     }
 
+    /// Invariant: `handle` is the trip's only while the call waits on it (`since` set); `expired`
+    /// is cleared when a new trip starts.
+    private struct State {
+        var since: ContinuousClock.Instant?
+        var phase = Phase.head
+        var handle: TransferHandle?
+        var expired: Phase?
+    }
+
     let limit: Duration
-    // Guarded by `lock` (a plain lock, not ``Guarded``: this is made once per call, and a generic
-    // box of a tuple costs a metadata lookup each time).
-    private let lock = NSLock()
-    private var since: ContinuousClock.Instant?
-    private var phase = Phase.head
-    private var handle: TransferHandle?
-    private var expiredPhase: Phase?
+    private let state = Guarded(State())
 
     init(limit: Duration) {
         self.limit = limit
@@ -40,46 +43,44 @@ final class IdleWatch: @unchecked Sendable {
     /// The call starts waiting for `phase` on the trip `handle` cancels, or hears from the
     /// transport and waits again.
     func waiting(for phase: Phase, handle: TransferHandle? = nil) {
-        lock.lock()
-        defer { lock.unlock() }
-        since = .now
-        self.phase = phase
-        if let handle {
-            // A new trip (a retry after an expired one, say) starts with a clean slate.
-            self.handle = handle
-            expiredPhase = nil
+        state.withLock { state in
+            state.since = .now
+            state.phase = phase
+            if let handle {
+                // A new trip (a retry after an expired one, say) starts with a clean slate.
+                state.handle = handle
+                state.expired = nil
+            }
         }
     }
 
     /// The transport showed a sign of life (bytes of the request body sent) in the wait under way.
     func touch() {
-        lock.lock()
-        defer { lock.unlock() }
-        if since != nil { since = .now }
+        state.withLock { state in
+            if state.since != nil { state.since = .now }
+        }
     }
 
     /// The call stops waiting on the transport.
     func idle() {
-        lock.lock()
-        defer { lock.unlock() }
-        since = nil
-        handle = nil
+        state.withLock { state in
+            state.since = nil
+            state.handle = nil
+        }
     }
 
     /// The phase whose wait outlasted the limit, once ``expire(at:)`` found one.
     var expired: Phase? {
-        lock.lock()
-        defer { lock.unlock() }
-        return expiredPhase
+        state.withLock { $0.expired }
     }
 
     /// Cancels the trip when its wait has outlasted the limit at `now`.
     func expire(at now: ContinuousClock.Instant) {
-        lock.lock()
-        let fire = expiredPhase == nil && since.map { now - $0 >= limit } == true
-        let handle = fire ? self.handle : nil
-        if fire { expiredPhase = phase }
-        lock.unlock()
+        let handle = state.withLock { state -> TransferHandle? in
+            guard state.expired == nil, let since = state.since, now - since >= limit else { return nil }
+            state.expired = state.phase
+            return state.handle
+        }
         handle?.cancel()
     }
 }

@@ -17,20 +17,21 @@ import Foundation
 ///
 /// The session does not cancel the calling task for its timeouts (that would leave the caller's
 /// task cancelled): a transport honours the handle and task cancellation alike.
-public final class TransferHandle: @unchecked Sendable {
-    // Guarded by `lock`; a plain lock, since one handle is made for every trip.
-    private let lock = NSLock()
-    private var cancelled = false
-    private var actions: [@Sendable () -> Void] = []
+public final class TransferHandle: Sendable {
+    /// Invariant: once `cancelled` is set, `actions` is empty and stays so.
+    private struct State {
+        var cancelled = false
+        var actions: [@Sendable () -> Void] = []
+    }
+
+    private let state = Guarded(State())
 
     /// Creates a handle that is not cancelled.
     public init() {}
 
     /// Whether the transfer was cancelled.
     public var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelled
+        state.withLock { $0.cancelled }
     }
 
     /// Registers what stops the transfer; it runs once, on cancellation, or at once when the
@@ -38,20 +39,20 @@ public final class TransferHandle: @unchecked Sendable {
     ///
     /// - Parameter action: Stops the transfer; must not block.
     public func onCancel(_ action: @escaping @Sendable () -> Void) {
-        lock.lock()
-        let runNow = cancelled
-        if !runNow { actions.append(action) }
-        lock.unlock()
+        let runNow = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            state.actions.append(action)
+            return false
+        }
         if runNow { action() }
     }
 
     /// Cancels the transfer: runs the registered actions, once.
     public func cancel() {
-        lock.lock()
-        let registered = cancelled ? [] : actions
-        cancelled = true
-        actions = []
-        lock.unlock()
+        let registered = state.withLock { state -> [@Sendable () -> Void] in
+            defer { state = State(cancelled: true, actions: []) }
+            return state.cancelled ? [] : state.actions
+        }
         for action in registered {
             action()
         }
