@@ -122,19 +122,29 @@ public struct TransportContract: Sendable {
         "\(name)-\(UUID().uuidString.prefix(8))"
     }
 
-    /// Starts a plain sleep of `duration` beside a timed step and reports how late it woke: on a
-    /// loaded machine the runtime itself is that late, which no transport can beat, so a bound is
+    /// Starts watching the runtime's lateness beside a timed step: a task that sleeps 10 ms at a
+    /// time and keeps the worst lateness it saw until the step ends. On a loaded machine the
+    /// runtime itself is that late, which no transport can beat, so a bound is
     /// `limit + 2 × lateness` (one more hop after the transport's own wake-up).
-    static func lateness(over duration: Duration) -> Task<Duration, Never> {
-        let end = ContinuousClock.now + duration
+    static func latenessProbe() -> Task<Duration, Never> {
+        // The first target is set now, so that a task that starts late counts as late.
+        let first = ContinuousClock.now + .milliseconds(10)
         return Task {
-            try? await Task.sleep(until: end, clock: .continuous)
-            return max(.zero, ContinuousClock.now - end)
+            var worst = Duration.zero
+            var target = first
+            while !Task.isCancelled {
+                try? await Task.sleep(until: target, clock: .continuous)
+                let now = ContinuousClock.now
+                worst = max(worst, now - target)
+                target = now + .milliseconds(10)
+            }
+            return max(worst, ContinuousClock.now - target)
         }
     }
 
-    /// Checks that `waited` is within `limit`, allowing twice the lateness `beside` measured.
+    /// Checks that `waited` is within `limit`, allowing twice the worst lateness `beside` saw.
     static func expectWithin(_ limit: Duration, waited: Duration, beside: Task<Duration, Never>, _ what: String) async throws {
+        beside.cancel()
         let late = await beside.value
         try expect(waited <= limit + late * 2, "\(what) after \(waited) (bound \(limit), the runtime was \(late) late)")
     }

@@ -31,7 +31,7 @@ private final class StallingBody: Transport {
 
     @Test func aHeadThatNeverComesTimesOutAfterTheIdleLimit() async throws {
         let session = Session(transport: InMemoryServer(), idleTimeout: Self.limit)
-        let lateness = schedulerLateness(over: Self.limit)
+        let lateness = LatenessProbe()
         let start = ContinuousClock.now
         let error = await #expect(throws: RequestError.self) {
             try await session.request(InMemoryServer.baseURL.appendingPathComponent("delay/10"))
@@ -42,12 +42,12 @@ private final class StallingBody: Transport {
         #expect(error?.description.contains("no response head within 0.3 seconds") == true)
         #expect(elapsed >= Self.limit)
         // The watchdog checks every 50 ms; a second more is room for the cancellation to unwind.
-        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.value))
+        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.stop()))
     }
 
     @Test func aHeadThatNeverComesTimesOutUnderALongerCallTimeoutToo() async throws {
         let session = Session(transport: InMemoryServer(), idleTimeout: Self.limit)
-        let lateness = schedulerLateness(over: Self.limit)
+        let lateness = LatenessProbe()
         let start = ContinuousClock.now
         let error = await #expect(throws: RequestError.self) {
             try await session.request(InMemoryServer.baseURL.appendingPathComponent("delay/10"), timeout: .seconds(30))
@@ -55,7 +55,7 @@ private final class StallingBody: Transport {
         let elapsed = ContinuousClock.now - start
         #expect(error?.code == .timedOut)
         #expect(error?.description.contains("no response head within 0.3 seconds") == true)
-        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.value))
+        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.stop()))
     }
 
     @Test
@@ -69,7 +69,7 @@ private final class StallingBody: Transport {
 
     private func expectStalledBodyTimesOut(timeout: Duration?) async throws {
         let session = Session(transport: StallingBody(), idleTimeout: Self.limit)
-        let lateness = schedulerLateness(over: Self.limit)
+        let lateness = LatenessProbe()
         let start = ContinuousClock.now
         let failure: any Error
         do {
@@ -86,7 +86,7 @@ private final class StallingBody: Transport {
         #expect(error.code == .timedOut)
         #expect(error.transportErrorKind == .timedOut)
         #expect(error.description.contains("the body sent nothing for 0.3 seconds"))
-        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.value))
+        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.stop()))
     }
 
     @Test func aTripThatIdlesOutIsRetriedWithAFreshLimit() async throws {
@@ -123,7 +123,7 @@ private final class StallingBody: Transport {
 
     @Test func aCallTimeoutShorterThanTheIdleLimitIsTheOneReported() async throws {
         let session = Session(transport: InMemoryServer(), idleTimeout: .seconds(5))
-        let lateness = schedulerLateness(over: Self.limit)
+        let lateness = LatenessProbe()
         let start = ContinuousClock.now
         let error = await #expect(throws: RequestError.self) {
             try await session.request(InMemoryServer.baseURL.appendingPathComponent("delay/10"), timeout: Self.limit)
@@ -131,7 +131,7 @@ private final class StallingBody: Transport {
         let elapsed = ContinuousClock.now - start
         #expect(error?.code == .timedOut)
         #expect(error?.description.contains("no complete response within 0.3 seconds") == true)
-        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.value))
+        #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.stop()))
     }
 
     @Test func noIdleLimitLetsASlowHeadArrive() async throws {

@@ -141,6 +141,35 @@ func schedulerLateness(over duration: Duration) -> Task<Duration, Never> {
     }
 }
 
+/// Watches the runtime's lateness for as long as a timed step runs: a task that sleeps 10 ms at a
+/// time and keeps the worst lateness it saw, until ``stop()``. A stall anywhere in the step shows,
+/// not only one that overlaps a single sleep of the step's length.
+final class LatenessProbe: Sendable {
+    private let task: Task<Duration, Never>
+
+    init() {
+        // The first target is set now, so that a task that starts late counts as late.
+        let first = ContinuousClock.now + .milliseconds(10)
+        task = Task {
+            var worst = Duration.zero
+            var target = first
+            while !Task.isCancelled {
+                try? await Task.sleep(until: target, clock: .continuous)
+                let now = ContinuousClock.now
+                worst = max(worst, now - target)
+                target = now + .milliseconds(10)
+            }
+            return max(worst, ContinuousClock.now - target)
+        }
+    }
+
+    /// Ends the watch and returns the worst lateness seen.
+    func stop() async -> Duration {
+        task.cancel()
+        return await task.value
+    }
+}
+
 /// The bound a timing test checks: `bound` plus twice the lateness a plain sleep saw beside it.
 ///
 /// Twice, because the library's path after its own timer fires (cancel the transport, unwind, throw)
