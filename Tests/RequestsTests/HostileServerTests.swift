@@ -140,7 +140,7 @@ struct HostileServerMatrix {
     ) async throws {
         let hostile = try LoopbackServer.hostile.get()
         let session = Session()
-        let lateness = schedulerLateness(over: timeout)
+        let lateness = schedulerLateness()
         let start = ContinuousClock.now
         let outcome = await capture { try await body(session, hostile.url(fault.path)) }
         let elapsed = ContinuousClock.now - start

@@ -87,7 +87,7 @@ private func policy(maxAttempts: Int = 3) -> RetryPolicy {
     @Test func retryAfterAsAnHTTPDateIsWaitedFor() async throws {
         let key = key("date")
         let session = Session(interceptors: [policy()])
-        let lateness = schedulerLateness(over: .seconds(2))
+        let lateness = schedulerLateness()
         let response = try await session.request(try server().url("/retry-after/\(key)/2?date=1"))
         #expect(response.statusCode == 200)
         let times = try await fetch(ArrivalTimes.self, "/retry-after-times/\(key)").times

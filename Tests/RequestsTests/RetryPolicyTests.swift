@@ -162,7 +162,7 @@ private func quickPolicy(maxAttempts: Int = 3, base: Duration = .milliseconds(5)
         let session = Session(transport: transport, interceptors: [quickPolicy(max: .seconds(10))])
         let clock = ContinuousClock()
         let start = clock.now
-        let lateness = schedulerLateness(over: .milliseconds(500))
+        let lateness = schedulerLateness()
         let response = try await session.request("https://example.com/a", timeout: .seconds(2))
         let elapsed = clock.now - start
         let slack = await lateness.value
@@ -182,7 +182,7 @@ private func quickPolicy(maxAttempts: Int = 3, base: Duration = .milliseconds(5)
         try await Task.sleep(for: .milliseconds(20))
         let clock = ContinuousClock()
         let cancelled = clock.now
-        let lateness = schedulerLateness(over: .milliseconds(1))
+        let lateness = schedulerLateness()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         let elapsed = clock.now - cancelled

@@ -136,7 +136,7 @@ import Testing
         let session = Session(transport: MockTransport.hanging(noting: wasCancelled), timeout: .seconds(30))
         let clock = ContinuousClock()
         let start = clock.now
-        let lateness = schedulerLateness(over: .seconds(1))
+        let lateness = schedulerLateness()
         let error = await #expect(throws: RequestError.self) {
             try await session.request("https://example.com", timeout: .seconds(1))
         }

@@ -107,7 +107,7 @@ private func eventually(_ condition: () -> Bool) async throws {
         try await eventually { throttle.waiting == 2 }
         let clock = ContinuousClock()
         let start = clock.now
-        let lateness = schedulerLateness(over: .milliseconds(1))
+        let lateness = schedulerLateness()
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         // A busy machine delays the wake-up itself; the bound allows for that lateness.
