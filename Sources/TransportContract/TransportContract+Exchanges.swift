@@ -92,7 +92,7 @@ extension TransportContract {
         Case(name: "the head arrives before the body has") { contract in
             let start = ContinuousClock.now
             let key = key("head-first")
-            let beside = latenessProbe()
+            let beside = LatenessProbe()
             let (head, body) = try await contract.transport.send(TransportRequest(try contract.request("/drip/\(key)?bytes=3072&chunk=1024&interval_ms=3000")))
             let waited = ContinuousClock.now - start
             try expect(head.statusCode == 200, "GET /drip answered \(head.statusCode)")

@@ -19,7 +19,7 @@ extension TransportContract {
             let handle = TransferHandle()
             let request = TransportRequest(try contract.request("/delay/10"), handle: handle)
             let start = ContinuousClock.now
-            let beside = latenessProbe()
+            let beside = LatenessProbe()
             Task {
                 try await Task.sleep(until: start + .milliseconds(200), clock: .continuous)
                 handle.cancel()
@@ -38,7 +38,7 @@ extension TransportContract {
             let request = TransportRequest(try contract.request("/delay/10"))
             let transport = contract.transport
             let start = ContinuousClock.now
-            let beside = latenessProbe()
+            let beside = LatenessProbe()
             let task = Task { try await transport.send(request) }
             try await Task.sleep(until: start + .milliseconds(200), clock: .continuous)
             task.cancel()
@@ -96,7 +96,7 @@ extension TransportContract {
         Case(name: "the session's idle limit ends a wait for the head") { contract in
             let session = Session(transport: contract.transport, idleTimeout: .milliseconds(500), cookies: .none)
             let start = ContinuousClock.now
-            let beside = latenessProbe()
+            let beside = LatenessProbe()
             do {
                 _ = try await session.request(try contract.url("/delay/10"))
                 throw ContractViolation("a head 10 s away arrived within the idle limit")
@@ -123,7 +123,7 @@ extension TransportContract {
             var chunks = stream.body.makeAsyncIterator()
             _ = try await chunks.next()
             let start = ContinuousClock.now
-            let beside = latenessProbe()
+            let beside = LatenessProbe()
             do {
                 while try await chunks.next() != nil {}
                 throw ContractViolation("a body silent for 20 s ended within the 3 s timeout")

@@ -122,14 +122,47 @@ public struct TransportContract: Sendable {
         "\(name)-\(UUID().uuidString.prefix(8))"
     }
 
-    /// Starts watching the runtime's lateness beside a timed step: a task that sleeps 10 ms at a
-    /// time and keeps the worst lateness it saw until the step ends. On a loaded machine the
-    /// runtime itself is that late, which no transport can beat, so a bound is
-    /// `limit + 2 × lateness` (one more hop after the transport's own wake-up).
-    static func latenessProbe() -> Task<Duration, Never> {
+    /// Checks that `waited` is within `limit`, allowing twice the worst lateness `beside` saw.
+    static func expectWithin(_ limit: Duration, waited: Duration, beside: LatenessProbe, _ what: String) async throws {
+        let late = await beside.stop()
+        try expect(waited <= limit + late * 2, "\(what) after \(waited) (bound \(limit), the runtime was \(late) late)")
+    }
+
+    /// Polls `condition` until it holds or `limit` passes.
+    static func eventually(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+}
+
+// MARK: - LatenessProbe
+
+/// Watches how late the runtime is beside a timed step, for bounds that survive a loaded machine.
+///
+/// A task sleeps 10 ms at a time, from the moment the probe is made, and keeps the worst lateness
+/// it saw until ``stop()``: a stall anywhere in the step shows, which a single sleep of the step's
+/// length misses when the stall begins after it woke. On a loaded machine the runtime itself is
+/// that late, which no transport can beat, so a bound is `limit + 2 × lateness` (one more hop
+/// after the library's own wake-up).
+///
+/// ```swift
+/// let probe = LatenessProbe()
+/// let start = ContinuousClock.now
+/// _ = try? await session.request(url, timeout: .seconds(1))
+/// #expect(ContinuousClock.now - start < .seconds(1.5) + await probe.stop() * 2)
+/// ```
+public final class LatenessProbe: Sendable {
+    private let task: Task<Duration, Never>
+
+    /// Starts watching.
+    public init() {
         // The first target is set now, so that a task that starts late counts as late.
         let first = ContinuousClock.now + .milliseconds(10)
-        return Task {
+        task = Task {
             var worst = Duration.zero
             var target = first
             while !Task.isCancelled {
@@ -142,21 +175,17 @@ public struct TransportContract: Sendable {
         }
     }
 
-    /// Checks that `waited` is within `limit`, allowing twice the worst lateness `beside` saw.
-    static func expectWithin(_ limit: Duration, waited: Duration, beside: Task<Duration, Never>, _ what: String) async throws {
-        beside.cancel()
-        let late = await beside.value
-        try expect(waited <= limit + late * 2, "\(what) after \(waited) (bound \(limit), the runtime was \(late) late)")
+    /// Ends the watch.
+    ///
+    /// - Returns: The worst lateness seen.
+    public func stop() async -> Duration {
+        task.cancel()
+        return await task.value
     }
 
-    /// Polls `condition` until it holds or `limit` passes.
-    static func eventually(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
+    /// The worst lateness seen, ending the watch.
+    public var value: Duration {
+        get async { await stop() }
     }
 }
 

@@ -31,7 +31,7 @@ private final class StallingBody: Transport {
 
     @Test func aHeadThatNeverComesTimesOutAfterTheIdleLimit() async throws {
         let session = Session(transport: InMemoryServer(), idleTimeout: Self.limit)
-        let lateness = LatenessProbe()
+        let lateness = schedulerLateness()
         let start = ContinuousClock.now
         let error = await #expect(throws: RequestError.self) {
             try await session.request(InMemoryServer.baseURL.appendingPathComponent("delay/10"))
@@ -47,7 +47,7 @@ private final class StallingBody: Transport {
 
     @Test func aHeadThatNeverComesTimesOutUnderALongerCallTimeoutToo() async throws {
         let session = Session(transport: InMemoryServer(), idleTimeout: Self.limit)
-        let lateness = LatenessProbe()
+        let lateness = schedulerLateness()
         let start = ContinuousClock.now
         let error = await #expect(throws: RequestError.self) {
             try await session.request(InMemoryServer.baseURL.appendingPathComponent("delay/10"), timeout: .seconds(30))
@@ -69,7 +69,7 @@ private final class StallingBody: Transport {
 
     private func expectStalledBodyTimesOut(timeout: Duration?) async throws {
         let session = Session(transport: StallingBody(), idleTimeout: Self.limit)
-        let lateness = LatenessProbe()
+        let lateness = schedulerLateness()
         let start = ContinuousClock.now
         let failure: any Error
         do {
@@ -123,7 +123,7 @@ private final class StallingBody: Transport {
 
     @Test func aCallTimeoutShorterThanTheIdleLimitIsTheOneReported() async throws {
         let session = Session(transport: InMemoryServer(), idleTimeout: .seconds(5))
-        let lateness = LatenessProbe()
+        let lateness = schedulerLateness()
         let start = ContinuousClock.now
         let error = await #expect(throws: RequestError.self) {
             try await session.request(InMemoryServer.baseURL.appendingPathComponent("delay/10"), timeout: Self.limit)

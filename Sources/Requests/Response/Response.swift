@@ -86,14 +86,10 @@ public struct Response: Sendable {
     }
 
     /// The head as an `HTTPURLResponse`, made when asked for (it costs more than reading
-    /// ``head``; repeated fields are joined with `, `).
-    public var httpResponse: HTTPURLResponse {
-        guard let response = head.makeHTTPURLResponse() else {
-            // `HTTPURLResponse.init?` fails for no status, URL or header set on either platform
-            // (FoundationNetworking's never returns nil; Apple's only for an allocation failure).
-            preconditionFailure("HTTPURLResponse refused a response head: \(head)")
-        }
-        return response
+    /// ``head``; repeated fields are joined with `, `); `nil` for a head `HTTPURLResponse` refuses.
+    /// Read ``statusCode``, ``headers`` and ``url`` instead where you can.
+    public var httpResponse: HTTPURLResponse? {
+        head.makeHTTPURLResponse()
     }
 
     /// The HTTP status code, e.g. `200`.

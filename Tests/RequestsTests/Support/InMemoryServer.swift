@@ -26,7 +26,7 @@ final class InMemoryServer: Transport {
         if url.port == 1 {
             throw TransportError(.cannotConnect, detail: "connection refused (in memory)")
         }
-        let body = try await Self.read(request)
+        let body = try await readAll(request.body)
         request.progress?(Int64(body.count), request.body.length)
         let parts = url.path.split(separator: "/").map(String.init)
         let query = Self.query(url)
@@ -66,7 +66,7 @@ final class InMemoryServer: Transport {
             let json = "{\"started\": true, \"sent\": \(stats.sent), \"finished\": \(stats.finished), \"aborted\": \(stats.aborted)}"
             return (head(200, ["Content-Type": "application/json"]), ResponseBody(Data(json.utf8)))
         case ("delay", 2):
-            try await Self.wait(.seconds(Double(parts[1]) ?? 0), handle: request.handle)
+            try await waitUntilCancelled(request.handle, atMost: .seconds(Double(parts[1]) ?? 0))
             return (head(200, ["Content-Type": "application/json"]), ResponseBody(try Self.echo(request, url: url, body: body)))
         case ("close", 1):
             throw TransportError(.connectionLost, detail: "the server closed the connection (in memory)")
@@ -90,28 +90,7 @@ final class InMemoryServer: Transport {
         return ResponseBody(source: source)
     }
 
-    /// Sleeps, stopping at once when the task or the handle is cancelled.
-    private static func wait(_ duration: Duration, handle: TransferHandle) async throws {
-        let sleeper = Task { try await Task.sleep(for: duration) }
-        handle.onCancel { sleeper.cancel() }
-        try await withTaskCancellationHandler {
-            try await sleeper.value
-        } onCancel: {
-            sleeper.cancel()
-        }
-        if handle.isCancelled { throw CancellationError() }
-    }
-
     // MARK: Bodies
-
-    private static func read(_ request: TransportRequest) async throws -> Data {
-        var data = Data()
-        let chunks = request.body.chunks()
-        while let chunk = try await chunks.next() {
-            data.append(chunk)
-        }
-        return data
-    }
 
     private static func echo(_ request: TransportRequest, url: URL, body: Data) throws -> Data {
         let headers = (request.urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { [$0.key, $0.value] }

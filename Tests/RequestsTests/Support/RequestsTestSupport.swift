@@ -1,4 +1,5 @@
 import Foundation
+import TransportContract
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -135,41 +136,8 @@ func makeResponse(status: Int = 200, headers: [String: String] = [:], body: Stri
 /// slow. The probe watches the whole step (a single sleep of the step's length missed a stall that
 /// began after it woke: one run in 20 under load).
 func schedulerLateness() -> LatenessProbe {
+    // The probe lives in TransportContract, whose checks bound their waits the same way.
     LatenessProbe()
-}
-
-/// Watches the runtime's lateness for as long as a timed step runs: a task that sleeps 10 ms at a
-/// time and keeps the worst lateness it saw, until ``stop()``. A stall anywhere in the step shows,
-/// not only one that overlaps a single sleep of the step's length.
-final class LatenessProbe: Sendable {
-    private let task: Task<Duration, Never>
-
-    init() {
-        // The first target is set now, so that a task that starts late counts as late.
-        let first = ContinuousClock.now + .milliseconds(10)
-        task = Task {
-            var worst = Duration.zero
-            var target = first
-            while !Task.isCancelled {
-                try? await Task.sleep(until: target, clock: .continuous)
-                let now = ContinuousClock.now
-                worst = max(worst, now - target)
-                target = now + .milliseconds(10)
-            }
-            return max(worst, ContinuousClock.now - target)
-        }
-    }
-
-    /// Ends the watch and returns the worst lateness seen.
-    func stop() async -> Duration {
-        task.cancel()
-        return await task.value
-    }
-
-    /// The worst lateness seen, ending the watch.
-    var value: Duration {
-        get async { await stop() }
-    }
 }
 
 /// The bound a timing test checks: `bound` plus twice the lateness a plain sleep saw beside it.
