@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+import Requests
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Classification
+
+extension AsyncHTTPClientTransport {
+    /// Classifies an error of AsyncHTTPClient, SwiftNIO or NIOSSL the way the transport contract
+    /// does, keeping the engine's error beneath.
+    ///
+    /// - Parameter error: The engine's error.
+    /// - Returns: A ``TransportError``; `CancellationError` stays what it is.
+    public static func classify(_ error: any Error) -> any Error {
+        switch error {
+        case is CancellationError, is TransportError:
+            return error
+        case let error as HTTPClientError where error == .cancelled:
+            return CancellationError()
+        default:
+            let (kind, detail) = kindAndDetail(of: error)
+            return TransportError(kind, detail: detail, underlyingError: error)
+        }
+    }
+
+    /// The kind of an engine error, and words for what it means where NIO's own are terse.
+    static func kindAndDetail(of error: any Error) -> (TransportError.Kind, String) {
+        switch error {
+        case let error as HTTPClientError:
+            return kind(of: error)
+        case let error as NIOConnectionError:
+            // No address at all is a name that did not resolve; otherwise every address refused.
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return (.dnsFailed, "\(error.host) could not be resolved")
+            }
+            if let first = error.connectionErrors.first {
+                let (kind, _) = kindAndDetail(of: first.error)
+                return (kind == .other ? .cannotConnect : kind, "could not connect to \(error.host):\(error.port)")
+            }
+            return (.cannotConnect, "could not connect to \(error.host):\(error.port)")
+        case is SocketAddressError:
+            return (.dnsFailed, "the host name could not be resolved")
+        case let error as IOError:
+            return kind(ofErrno: error.errnoCode)
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: return (.timedOut, "connecting took too long")
+            case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof:
+                return (.connectionLost, "the connection closed")
+            default: return (.other, "")
+            }
+        case let error as NIOSSLError:
+            if case .uncleanShutdown = error { return (.connectionLost, "the server closed TLS without a close_notify") }
+            return (.tls, "the TLS handshake failed")
+        case is BoringSSLError, is NIOSSLExtraError, is PinningError:
+            return (.tls, "")
+        case let error as NIOHTTPDecompression.DecompressionError:
+            if error == .limit { return (.other, "the decompressed body passed the decompression limit") }
+            return (.other, "the body could not be decompressed")
+        case let error as HTTPParserError:
+            if error == .invalidEOFState { return (.connectionLost, "the connection closed before the response was complete") }
+            return (.other, "the response is not valid HTTP")
+        case is NIOHTTP2Errors.StreamClosed, is NIOHTTP2Errors.IOOnClosedConnection, is NIOHTTP2Errors.NoSuchStream:
+            return (.connectionLost, "the HTTP/2 stream closed")
+        default:
+            return (.other, "")
+        }
+    }
+
+    private static func kind(of error: HTTPClientError) -> (TransportError.Kind, String) {
+        switch error {
+        case .remoteConnectionClosed: (.connectionLost, "the server closed the connection")
+        case .connectTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+            (.timedOut, "connecting took too long")
+        case .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout: (.timedOut, "")
+        case .cancelled: (.cancelled, "")
+        case .alreadyShutdown: (.other, "the transport was shut down")
+        case .invalidProxyResponse, .proxyAuthenticationRequired: (.cannotConnect, "the proxy refused the tunnel")
+        default: (.other, "")
+        }
+    }
+
+    private static func kind(ofErrno code: Int32) -> (TransportError.Kind, String) {
+        switch code {
+        case ECONNREFUSED: (.cannotConnect, "the connection was refused")
+        case ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN, EADDRNOTAVAIL: (.cannotConnect, "the host is unreachable")
+        case ECONNRESET, EPIPE, ECONNABORTED, ENOTCONN: (.connectionLost, "the connection was reset")
+        case ETIMEDOUT: (.timedOut, "")
+        default: (.other, "")
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP2
+import Requests
+
+// MARK: - Exchange
+
+/// One request over AsyncHTTPClient: a task that sends it, hands over the head, and then pulls
+/// the body from the connection only as the reader asks, keeping at most ``lookahead`` chunks.
+///
+/// The task is what makes ``cancel()`` reach the connection at once from any thread: cancelling
+/// it ends AsyncHTTPClient's request (and its connection when the body is unfinished), whether
+/// it waits for the head, for a chunk, or for the reader.
+///
+/// Invariants, under `lock`:
+/// - each continuation is resumed once, and taken out before it is resumed;
+/// - `waiter` exists only while `chunks` is empty and `end` is `nil`;
+/// - `demand` exists only while `chunks` holds `lookahead` chunks;
+/// - once `cancelled` is set, `chunks` is empty and stays so.
+final class Exchange: ResponseBodySource, @unchecked Sendable {
+    /// How many chunks may wait for the reader before the connection is read no further.
+    static let lookahead = 2
+
+    private let client: HTTPClient
+    private let request: TransportRequest
+    private let acceptEncoding: String?
+    private let progress: UploadProgress
+
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+    private var head: Result<HTTPClientResponse, any Error>?
+    private var headWaiter: CheckedContinuation<HTTPClientResponse, any Error>?
+    private var chunks: [ByteBuffer] = []
+    private var end: (any Error)??
+    private var waiter: CheckedContinuation<Data?, any Error>?
+    private var demand: CheckedContinuation<Void, Never>?
+    private var cancelled = false
+
+    init(client: HTTPClient, request: TransportRequest, decompression: AsyncHTTPClientTransport.Configuration.Decompression) {
+        self.client = client
+        self.request = request
+        if case .enabled = decompression {
+            acceptEncoding = AsyncHTTPClientTransport.Configuration.acceptEncoding
+        } else {
+            acceptEncoding = nil
+        }
+        progress = UploadProgress(total: request.body.length, report: request.progress)
+    }
+
+    /// Starts the task that sends the request and pumps the body.
+    func start() {
+        let task = Task { await self.run() }
+        let stopNow = locked {
+            self.task = task
+            return cancelled
+        }
+        if stopNow { task.cancel() }
+    }
+
+    private func run() async {
+        let response: HTTPClientResponse
+        do {
+            response = try await execute()
+        } catch {
+            deliver(head: .failure(AsyncHTTPClientTransport.classify(error)))
+            return
+        }
+        progress.finish()
+        deliver(head: .success(response))
+        do {
+            var iterator = response.body.makeAsyncIterator()
+            while let buffer = try await iterator.next() {
+                guard await push(buffer) else { return }
+            }
+            finish(nil)
+        } catch {
+            finish(AsyncHTTPClientTransport.classify(error))
+        }
+    }
+
+    /// Sends the request, once more when it failed before its head on a connection that closed
+    /// under it and sending it again is safe.
+    private func execute() async throws -> HTTPClientResponse {
+        let deadline = NIODeadline.now() + .hours(24 * 7)
+        do {
+            return try await client.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+        } catch where mayResend(after: error) {
+            progress.restart()
+            return try await client.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+        }
+    }
+
+    /// A lost connection before the head: HTTP/2's refused streams and GOAWAY were not processed
+    /// by the server, and an idempotent method (RFC 9110, 9.2.2) may be sent again in any case;
+    /// a body that cannot be read twice never is.
+    private func mayResend(after error: any Error) -> Bool {
+        guard request.body.isReplayable, !locked({ cancelled }), !Task.isCancelled else { return false }
+        if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
+        if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
+        let idempotent: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+        return idempotent.contains(request.method.rawValue)
+            && AsyncHTTPClientTransport.kindAndDetail(of: error).0 == .connectionLost
+    }
+
+    // MARK: Head
+
+    /// Waits for the head.
+    func head() async throws -> HTTPClientResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            let now: Result<HTTPClientResponse, any Error>? = locked {
+                if cancelled { return .failure(CancellationError()) }
+                if let head { return head }
+                headWaiter = continuation
+                return nil
+            }
+            if let now { continuation.resume(with: now) }
+        }
+    }
+
+    private func deliver(head result: Result<HTTPClientResponse, any Error>) {
+        let waiting = locked {
+            head = result
+            defer { headWaiter = nil }
+            return headWaiter
+        }
+        waiting?.resume(with: result)
+    }
+
+    // MARK: Body, engine side
+
+    /// Hands a chunk to the reader, or keeps it, waiting while `lookahead` chunks wait.
+    ///
+    /// - Returns: `false` once the body was cancelled.
+    private func push(_ buffer: ByteBuffer) async -> Bool {
+        enum Step { case stop, deliver(CheckedContinuation<Data?, any Error>), kept }
+        let step: Step = locked {
+            if cancelled { return .stop }
+            if let waiting = waiter {
+                waiter = nil
+                return .deliver(waiting)
+            }
+            chunks.append(buffer)
+            return .kept
+        }
+        switch step {
+        case .stop:
+            return false
+        case .deliver(let waiting):
+            waiting.resume(returning: Data(buffer: buffer, byteTransferStrategy: .automatic))
+            return true
+        case .kept:
+            await withCheckedContinuation { continuation in
+                let goOn = locked {
+                    if cancelled || chunks.count < Self.lookahead { return true }
+                    demand = continuation
+                    return false
+                }
+                if goOn { continuation.resume() }
+            }
+            return !locked { cancelled }
+        }
+    }
+
+    private func finish(_ error: (any Error)?) {
+        let waiting = locked {
+            end = .some(error)
+            defer { waiter = nil }
+            return waiter
+        }
+        if let error {
+            waiting?.resume(throwing: error)
+        } else {
+            waiting?.resume(returning: nil)
+        }
+    }
+
+    // MARK: Body, reader side
+
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                enum Step { case answer(Result<Data?, any Error>, CheckedContinuation<Void, Never>?), wait }
+                let step: Step = locked {
+                    if cancelled { return .answer(.failure(CancellationError()), nil) }
+                    if !chunks.isEmpty {
+                        let chunk = chunks.removeFirst()
+                        defer { demand = nil }
+                        return .answer(.success(Data(buffer: chunk, byteTransferStrategy: .automatic)), demand)
+                    }
+                    if let end {
+                        return .answer(end.map { .failure($0) } ?? .success(nil), nil)
+                    }
+                    waiter = continuation
+                    return .wait
+                }
+                if case .answer(let result, let demand) = step {
+                    demand?.resume()
+                    continuation.resume(with: result)
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    func cancel() {
+        let (task, headWaiter, waiter, demand) = locked {
+            if cancelled { return (nil, nil, nil, nil) as (Task<Void, Never>?, CheckedContinuation<HTTPClientResponse, any Error>?, CheckedContinuation<Data?, any Error>?, CheckedContinuation<Void, Never>?) }
+            cancelled = true
+            chunks = []
+            defer {
+                self.headWaiter = nil
+                self.waiter = nil
+                self.demand = nil
+            }
+            // A body read to its end has nothing left to stop.
+            return (end == nil ? self.task : nil, self.headWaiter, self.waiter, self.demand)
+        }
+        headWaiter?.resume(throwing: CancellationError())
+        waiter?.resume(throwing: CancellationError())
+        demand?.resume()
+        task?.cancel()
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
