@@ -42,7 +42,10 @@ enum Help {
         """
         for spec in Options.table {
             let names = spec.names.joined(separator: ", ") + (spec.value.map { " " + $0 } ?? "")
-            text += "  " + names.padding(toLength: 34, withPad: " ", startingAt: 0) + " " + spec.help + "\n"
+            // A long spelling gets its own line rather than being cut.
+            let column = names.count < 34 ? names.padding(toLength: 34, withPad: " ", startingAt: 0)
+                : names + "\n" + String(repeating: " ", count: 36)
+            text += "  " + column + " " + spec.help + "\n"
         }
         text += """
 
@@ -72,7 +75,7 @@ enum Help {
           http --sorted (default)      req keeps JSON keys in order; --sorted sorts them
           http a=1 a=2 (last wins)     req sends both: {"a":["1","2"]}
           http URL < /dev/null         req never reads /dev/null or a terminal as the body
-          http --verify no, --cert     refused where URLSession cannot (Linux): see the docs
+          http --verify no, --cert     refused: req's URLSession transport cannot (see the docs)
           http --download > file       same; with /dev/null as output req saves a file
           http --form / --multipart    same; req also has --plist, --query, --arrays, --bools
           req adds: --stream for events, --retry N, --session keeps --auth, -o with any output
