@@ -50,7 +50,9 @@ extension Download {
         return response
     }
 
-    /// The name `Content-Disposition` gives, or the URL's last path component, or `index.html`.
+    /// The name `Content-Disposition` gives; or the URL's last path component (`index` when it
+    /// has none) with the extension of the response's `Content-Type` added when it has none
+    /// (`/report` as `application/json` is `report.json`), as httpie names downloads.
     static func fileName(_ response: Response) -> String {
         if let disposition = response.headers.value(for: "Content-Disposition"),
            let range = disposition.range(of: "filename=") {
@@ -60,7 +62,11 @@ extension Download {
             if !name.isEmpty, name != ".", name != ".." { return name }
         }
         let last = response.request.url?.lastPathComponent ?? ""
-        return last.isEmpty || last == "/" ? "index.html" : last
+        let name = last.isEmpty || last == "/" ? "index" : last
+        guard !name.dropFirst().contains("."),
+              let type = response.headers.value(for: "Content-Type"),
+              let fileExtension = MIMEType.fileExtension(for: type) else { return name }
+        return name + "." + fileExtension
     }
 
     /// `name`, or `name-1`, `name-2`… when it exists.

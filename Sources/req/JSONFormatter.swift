@@ -5,10 +5,28 @@ import Foundation
 /// Re-indents a JSON document token by token, keeping its key order, and colours the tokens.
 ///
 /// It does not build a tree, so it keeps the server's order and never loses precision; a
-/// document that is not JSON comes back `nil`, to be printed as it is.
+/// document that is not JSON comes back `nil`, to be printed as it is. With `sortKeys` it builds
+/// a tree of the tokens' text (``JSONFormatter/sorted(_:style:indent:)``) to sort the members of
+/// every object.
 enum JSONFormatter {
-    static func format(_ data: Data, style: Style, indent: Int = 4) -> String? {
+    /// The document formatted.
+    ///
+    /// - Parameters:
+    ///   - data: The document.
+    ///   - style: The colours (none when disabled).
+    ///   - reindent: Lay the document out with `indent` spaces; otherwise keep its own white
+    ///     space and only colour it.
+    ///   - sortKeys: Sort object members by key (when re-indenting).
+    ///   - indent: Spaces per level.
+    /// - Returns: The text, or `nil` when `data` is not JSON.
+    static func format(_ data: Data, style: Style, reindent: Bool = true, sortKeys: Bool = false, indent: Int = 4) -> String? {
         guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else { return nil }
+        if !reindent {
+            return colored(Array(data), style: style)
+        }
+        if sortKeys, let sorted = sorted(data, style: style, indent: indent) {
+            return sorted
+        }
         let bytes = Array(data)
         var output = ""
         var depth = 0
@@ -61,6 +79,42 @@ enum JSONFormatter {
                 output += expectingKey ? style.key(token) : style.string(token)
                 expectingKey = false
                 index = end + 1
+            default:
+                var end = index
+                while end < bytes.count, !",:]} \n\r\t".utf8.contains(bytes[end]) { end += 1 }
+                let token = String(decoding: bytes[index..<end], as: UTF8.self)
+                output += ["true", "false", "null"].contains(token) ? style.literal(token) : style.number(token)
+                index = end
+            }
+        }
+        return output
+    }
+
+    /// The document's own layout, its tokens coloured.
+    private static func colored(_ bytes: [UInt8], style: Style) -> String {
+        var output = ""
+        var index = 0
+        var stack: [UInt8] = []
+        var expectingKey = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                let token = String(decoding: bytes[index...min(end, bytes.count - 1)], as: UTF8.self)
+                output += expectingKey ? style.key(token) : style.string(token)
+                expectingKey = false
+                index = end + 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: ":"),
+                 UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { stack.append(byte) }
+                if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") { _ = stack.popLast() }
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: ",") { expectingKey = stack.last == UInt8(ascii: "{") }
+                output.append(Character(Unicode.Scalar(byte)))
+                index += 1
             default:
                 var end = index
                 while end < bytes.count, !",:]} \n\r\t".utf8.contains(bytes[end]) { end += 1 }

@@ -12,6 +12,25 @@ struct Printer {
     let style: Style
     /// Whether standard output is a terminal: binary bodies are not dumped there.
     let terminal: Bool
+    /// `--pretty` with `format`: JSON bodies re-indented.
+    var reindent = false
+    /// `--sorted`: JSON keys sorted (when re-indenting); `--unsorted` or neither: their order.
+    /// Headers are always sorted by name: `URLSession` gives them without their wire order.
+    var sorted: Bool?
+
+    /// The printer `options` ask for, for output that is or is not a terminal.
+    init(_ options: Options, terminal: Bool) {
+        let pretty = Terminal.pretty(options, terminal: terminal)
+        self.style = Style(enabled: Terminal.colors(options, terminal: terminal), name: options.style)
+        self.terminal = terminal
+        self.reindent = pretty == .all || pretty == .format
+        self.sorted = options.sorted
+    }
+
+    init(style: Style, terminal: Bool) {
+        self.style = style
+        self.terminal = terminal
+    }
 
     static let binaryNote = "+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n+-----------------------------------------+\n"
 
@@ -42,7 +61,8 @@ struct Printer {
         return text + "\n"
     }
 
-    /// The status line and headers of a response, repeated fields each on its own line.
+    /// The status line and headers of a response, sorted by name, repeated fields each on its own
+    /// line in the server's order.
     func responseHead(_ head: ResponseHead) -> String {
         let status = "\(head.httpVersion ?? "HTTP/1.1") \(head.statusCode) \(Self.reason(head.statusCode))"
         var text = style.status(status, code: head.statusCode) + "\n"
@@ -57,28 +77,42 @@ struct Printer {
         return text + "\n"
     }
 
-    /// A request body exactly as sent, with a newline after it when it has none.
-    func requestBody(_ data: Data) -> Data {
+    /// A request body as sent (JSON formatted when `--pretty` formats), with a newline after it
+    /// when it has none, since something always follows it.
+    func requestBody(_ data: Data, mimeType: String? = nil) -> Data {
         guard !data.isEmpty else { return Data() }
         if terminal, Self.isBinary(data) { return Data(Self.binaryNote.utf8) }
-        var output = data
+        var output = prettified(data, mimeType: mimeType) ?? data
         if output.last != UInt8(ascii: "\n") { output.append(UInt8(ascii: "\n")) }
         return output
     }
 
-    /// A response body: JSON pretty-printed (coloured on a terminal), text as it is, binary
-    /// data raw when piped and replaced by a note on a terminal.
-    func responseBody(_ data: Data, mimeType: String?) -> Data {
+    /// A response body. Formatted or coloured as `--pretty` asks (JSON re-indented in its own key
+    /// order, or sorted with `--sorted`), with a newline at the end on a terminal; without
+    /// `--pretty`, which is the default when the output is not a terminal, byte for byte as
+    /// the server sent it. Binary data is replaced by a note on a terminal.
+    ///
+    /// - Parameter last: Whether nothing is printed after it; otherwise a newline ends it.
+    func responseBody(_ data: Data, mimeType: String?, last: Bool = true) -> Data {
         guard !data.isEmpty else { return Data() }
         if terminal, Self.isBinary(data) { return Data(Self.binaryNote.utf8) }
-        let looksJSON = mimeType.map { $0 == "application/json" || $0.hasSuffix("+json") || $0 == "text/json" } ?? false
-        if looksJSON, let pretty = JSONFormatter.format(data, style: style) {
-            return Data((pretty + "\n").utf8)
+        var output = prettified(data, mimeType: mimeType) ?? data
+        if (terminal || !last) && !Self.isBinary(data), output.last != UInt8(ascii: "\n") {
+            output.append(UInt8(ascii: "\n"))
         }
-        if Self.isBinary(data) { return data }
-        var output = data
-        if output.last != UInt8(ascii: "\n") { output.append(UInt8(ascii: "\n")) }
         return output
+    }
+
+    /// JSON formatted or coloured, when `--pretty` asks for either; `nil` otherwise.
+    private func prettified(_ data: Data, mimeType: String?) -> Data? {
+        guard reindent || style.enabled, Self.isJSON(mimeType) else { return nil }
+        return JSONFormatter.format(data, style: style, reindent: reindent, sortKeys: sorted == true).map { Data($0.utf8) }
+    }
+
+    /// Whether a MIME type is JSON: `application/json`, `text/json` or `…+json`.
+    static func isJSON(_ mimeType: String?) -> Bool {
+        guard let type = mimeType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return type == "application/json" || type.hasSuffix("+json") || type == "text/json"
     }
 
     /// NUL bytes or invalid UTF-8.

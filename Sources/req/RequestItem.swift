@@ -7,15 +7,17 @@ import Foundation
 /// | syntax          | kind                                   |
 /// |-----------------|----------------------------------------|
 /// | `name==value`   | query parameter                        |
-/// | `Header:value`  | header (`Header:` sends it empty)      |
+/// | `Header:value`  | header (`Header:` removes a default)   |
+/// | `Header;`       | header sent with an empty value        |
 /// | `name=value`    | string field                           |
 /// | `name:=json`    | raw JSON field                         |
 /// | `field@path`    | file upload (the request is multipart) |
 /// | `name=@path`    | string field read from a file          |
 /// | `name:=@path`   | raw JSON field read from a file        |
+/// | `@path`         | the file is the whole request body     |
 ///
 /// The item is split at its first separator; at one position the longest separator wins. A
-/// backslash before `=`, `:`, `@` or `\` in the name makes it literal.
+/// backslash before `=`, `:`, `@`, `;` or `\` in the name makes it literal.
 struct RequestItem: Equatable {
     enum Kind: String, CaseIterable {
         case jsonFile = ":=@"
@@ -25,6 +27,9 @@ struct RequestItem: Equatable {
         case file = "@"
         case field = "="
         case header = ":"
+        case emptyHeader = ";"
+        /// `@path`: no name, the file is the body (not a separator: only at the start).
+        case bodyFile = "@path"
     }
 
     let kind: Kind
@@ -34,19 +39,26 @@ struct RequestItem: Equatable {
     let text: String
 
     /// Separators by length, longest first, so that `:=@` wins over `:=` and `:`.
-    private static let separators = Kind.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+    private static let separators = Kind.allCases.filter { $0 != .bodyFile }.sorted { $0.rawValue.count > $1.rawValue.count }
 
     /// Parses one argument.
     ///
     /// - Throws: ``UsageError`` naming the argument when it has no separator or no name.
     init(parsing argument: String) throws {
         text = argument
+        if argument.hasPrefix("@") {
+            guard argument.count > 1 else { throw UsageError("request item \"@\" names no file; @path sends the file as the body") }
+            kind = .bodyFile
+            name = ""
+            value = String(argument.dropFirst())
+            return
+        }
         let characters = Array(argument)
         var name = ""
         var index = 0
         while index < characters.count {
             let character = characters[index]
-            if character == "\\", index + 1 < characters.count, "=:@\\".contains(characters[index + 1]) {
+            if character == "\\", index + 1 < characters.count, "=:@;\\".contains(characters[index + 1]) {
                 name.append(characters[index + 1])
                 index += 2
                 continue
@@ -55,15 +67,19 @@ struct RequestItem: Equatable {
                 guard !name.isEmpty else {
                     throw UsageError("request item \"\(argument)\" has no name before \"\(kind.rawValue)\"")
                 }
+                let value = String(characters[(index + kind.rawValue.count)...])
+                if kind == .emptyHeader, !value.isEmpty {
+                    throw UsageError("request item \"\(argument)\": Header; sends an empty header and takes no value (Header:value sends one)")
+                }
                 self.kind = kind
                 self.name = name
-                self.value = String(characters[(index + kind.rawValue.count)...])
+                self.value = value
                 return
             }
             name.append(character)
             index += 1
         }
-        throw UsageError("\"\(argument)\" is not a request item (name=value, name:=json, name==query, Header:value, field@file)")
+        throw UsageError("\"\(argument)\" is not a request item (name=value, name:=json, name==query, Header:value, Header;, field@file, @file)")
     }
 
     private static func matches(_ separator: String, _ characters: [Character], at index: Int) -> Bool {
@@ -75,8 +91,8 @@ struct RequestItem: Equatable {
     /// Whether this item goes into the request body.
     var isBodyData: Bool {
         switch kind {
-        case .field, .json, .textFile, .jsonFile, .file: true
-        case .query, .header: false
+        case .field, .json, .textFile, .jsonFile, .file, .bodyFile: true
+        case .query, .header, .emptyHeader: false
         }
     }
 }

@@ -18,66 +18,82 @@ struct RequestPlan {
     ///   - options: The parsed command line.
     ///   - storedHeaders: Headers from a `--session` file; the command line's win.
     ///   - standardInput: The bytes piped into `req`, sent as the body exactly as they are.
-    /// - Throws: ``UsageError`` for a bad item, URL or file, or for body data items beside a
-    ///   piped body; the library's errors for values it cannot encode.
+    /// - Throws: ``UsageError`` for a bad item, URL or file, for a file field without `--form`,
+    ///   or for body data items beside a whole body (standard input, `--raw`, `@path`); the
+    ///   library's errors for values it cannot encode.
     init(_ options: Options, storedHeaders: [String: String] = [:], standardInput: Data? = nil) throws {
+        let encoding = options.encoding ?? .json
+        let body = try BodySource(options, standardInput: standardInput, encoding: encoding)
+        let fileItems = options.items.filter { $0.kind == .file }
+        if let file = fileItems.first, options.encoding != .form {
+            throw UsageError(
+                "\"\(file.text)\": a file field is sent as multipart, so it needs --form or --multipart (as in httpie); "
+                    + "@path alone sends a file as the whole body"
+            )
+        }
+        let multipart = !fileItems.isEmpty || options.multipart
         var query: [(String, any Sendable)] = []
-        var fields = FieldTree()
+        var fields = FieldTree(mode: encoding == .form || encoding == .query ? .form : .json)
         var files: [MultipartFormBody.Part] = []
         var headers = HTTPHeaders()
+        var removed: [String] = []
         var orderedFields: [(String, any Sendable)] = []
         for item in options.items {
             switch item.kind {
             case .query:
                 query.append((item.name, item.value))
             case .header:
-                headers.update(name: item.name, value: item.value.trimmingCharacters(in: .whitespaces))
+                let value = item.value.trimmingCharacters(in: .whitespaces)
+                if value.isEmpty {
+                    removed.append(item.name)
+                    headers.remove(name: item.name)
+                } else {
+                    headers.update(name: item.name, value: value)
+                    removed.removeAll { $0.lowercased() == item.name.lowercased() }
+                }
+            case .emptyHeader:
+                headers.update(name: item.name, value: "")
+                removed.removeAll { $0.lowercased() == item.name.lowercased() }
             case .field:
-                try fields.add(item.name, item.value)
+                try fields.add(item.name, item.value, item: item.text)
                 orderedFields.append((item.name, item.value))
             case .json:
-                let value = try JSONInput.parse(item.value, item: "\(item.name):=\(item.value)")
-                try fields.add(item.name, value)
+                let value = try JSONInput.parse(item.value, item: item.text)
+                try fields.add(item.name, value, item: item.text)
                 orderedFields.append((item.name, value))
             case .textFile:
-                let text = try Self.read(item.value, for: "\(item.name)=@\(item.value)")
-                try fields.add(item.name, text)
+                let text = try Self.read(item.value, for: item.text)
+                try fields.add(item.name, text, item: item.text)
                 orderedFields.append((item.name, text))
             case .jsonFile:
-                let data = try Self.data(item.value, for: "\(item.name):=@\(item.value)")
-                let value = try JSONInput.parse(data, item: "\(item.name):=@\(item.value)")
-                try fields.add(item.name, value)
+                let value = try JSONInput.parse(try Self.data(item.value, for: item.text), item: item.text)
+                try fields.add(item.name, value, item: item.text)
                 orderedFields.append((item.name, value))
             case .file:
-                let url = URL(fileURLWithPath: item.value)
-                guard FileManager.default.isReadableFile(atPath: url.path) else {
-                    throw UsageError("\"\(item.name)@\(item.value)\": cannot read \(item.value)")
-                }
-                files.append(.file(item.name, at: url))
+                files.append(try Self.filePart(item))
+            case .bodyFile:
+                break
             }
         }
-        let encoding = options.encoding ?? (files.isEmpty ? .json : .form)
-        if let standardInput, let item = options.items.first(where: { $0.isBodyData && (encoding != .query || $0.kind == .file) }) {
-            throw UsageError(
-                "standard input is the request body (\(standardInput.count) bytes), so request data items such as "
-                    + "\"\(item.text)\" cannot be sent beside it; pass --ignore-stdin to send the items instead"
-            )
-        }
         // With --query the fields go to the URL, so they are not body data.
-        let hasBody = (!fields.isEmpty && encoding != .query) || !files.isEmpty || standardInput != nil
+        let hasBody = (!fields.isEmpty && encoding != .query) || multipart || body != nil
         let method = HTTPMethod(rawValue: options.method ?? (hasBody ? "POST" : "GET"))
         var url = try Self.url(options.url)
         if !query.isEmpty {
             url = try Self.appending(query, to: url)
         }
+        let json = encoding == .json && (hasBody || options.encoding == .json)
         var all = HTTPHeaders()
         all.update(name: "User-Agent", value: Self.userAgent)
-        all.update(name: "Accept", value: encoding == .json && hasBody ? "application/json, */*;q=0.5" : "*/*")
+        all.update(name: "Accept", value: json ? "application/json, */*;q=0.5" : "*/*")
         for (name, value) in storedHeaders.sorted(by: { $0.key < $1.key }) {
             all.update(name: name, value: value)
         }
         for header in headers {
             all.update(header)
+        }
+        for name in removed {
+            all.remove(name: name)
         }
         // The library refuses CR, LF and NUL and names that are not tokens, naming the header.
         try all.validate()
@@ -86,34 +102,63 @@ struct RequestPlan {
         for header in all {
             request.setValue(header.value, forHTTPHeaderField: header.name)
         }
-        if let auth = options.bearer {
-            request.setValue("Bearer \(auth)", forHTTPHeaderField: "Authorization")
+        if options.authType == .bearer, let token = options.auth {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
-        if let standardInput {
+        if let body {
             // As httpie: the bytes as they are, labelled by the encoding flag (JSON by default)
             // unless a Content-Type item says otherwise.
-            request.httpBody = standardInput
+            request.httpBody = body.data
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue(Self.contentType(of: encoding), forHTTPHeaderField: "Content-Type")
+                request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
             }
-        } else if !files.isEmpty {
-            guard encoding == .form else {
-                throw UsageError("files (field@path) are sent as multipart; use --form, or no encoding flag")
-            }
+        } else if multipart {
             var parts = orderedFields.map { MultipartFormBody.Part.text($0.0, Self.text(of: $0.1)) }
             parts += files
-            let body = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
-            request = try body.applied(to: request)
+            let multipartBody = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
+            request = try multipartBody.applied(to: request)
         } else if !fields.isEmpty {
             switch encoding {
             case .form, .query:
                 // Ordered pairs, so that a repeated name keeps every value: a=1&a=2.
                 request = try Self.urlEncoding(encoding, options).encode(request, withOrderedPairs: fields.pairs)
-            case .json, .plist, .plistBinary:
-                request = try Self.encoding(encoding, options).encode(request, with: fields.parameters)
+            case .json:
+                // The command line's key order unless --sorted; a top-level array as it is.
+                request = try JSONEncoding.default.encode(request, withJSONObject: fields.jsonObject(sorted: options.sorted == true))
+            case .plist, .plistBinary:
+                request = try Self.encoding(encoding, options).encode(request, with: try fields.parameters())
             }
+        } else if json, request.value(forHTTPHeaderField: "Content-Type") == nil {
+            // --json alone asks and says JSON, as httpie's does.
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        // `Header:` removes a header whoever set it (an encoder sets Content-Type).
+        for name in removed {
+            request.setValue(nil, forHTTPHeaderField: name)
         }
         self.request = request
+        self.removedHeaders = removed
+    }
+
+    /// The headers `Header:` items removed, for the note about those the transport adds back.
+    let removedHeaders: [String]
+
+    /// A `field@path` or `field@path;type=MIME` part.
+    private static func filePart(_ item: RequestItem) throws -> MultipartFormBody.Part {
+        var path = item.value
+        var mimeType: String?
+        if let range = path.range(of: ";type=", options: .backwards) {
+            mimeType = String(path[range.upperBound...]).trimmingCharacters(in: .whitespaces)
+            path = String(path[..<range.lowerBound])
+            if mimeType?.isEmpty == true {
+                throw UsageError("\"\(item.text)\": ;type= needs a MIME type, such as ;type=text/plain")
+            }
+        }
+        let url = URL(fileURLWithPath: path)
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw UsageError("\"\(item.text)\": cannot read \(path)")
+        }
+        return .file(item.name, at: url, mimeType: mimeType)
     }
 
     /// The library encoding for a body encoding flag.
@@ -182,11 +227,11 @@ struct RequestPlan {
         return written.url ?? url
     }
 
-    private static func read(_ path: String, for item: String) throws -> String {
+    static func read(_ path: String, for item: String) throws -> String {
         String(decoding: try data(path, for: item), as: UTF8.self)
     }
 
-    private static func data(_ path: String, for item: String) throws -> Data {
+    static func data(_ path: String, for item: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("\"\(item)\": cannot read \(path)")
         }

@@ -6,7 +6,8 @@ import Requests
 
 // MARK: - SessionStore
 
-/// A `--session` file: headers and cookies kept between runs, as JSON.
+/// A `--session` file: headers, cookies and `--auth` kept between runs, as JSON (credentials in
+/// plain text, as httpie keeps them).
 ///
 /// `--session NAME` is `<config>/sessions/<host>/<NAME>.json`, where `<config>` is `$REQ_CONFIG_DIR`
 /// or `~/.config/req`; a name with a `/` in it is a path.
@@ -14,6 +15,13 @@ struct SessionStore {
     struct Stored: Codable {
         var headers: [String: String] = [:]
         var cookies: [StoredCookie] = []
+        var auth: StoredAuth?
+    }
+
+    /// `--auth` and `--auth-type`, sent again on later runs unless `--auth` is given.
+    struct StoredAuth: Codable {
+        let type: String
+        let credentials: String
     }
 
     struct StoredCookie: Codable {
@@ -65,10 +73,16 @@ struct SessionStore {
         }
     }
 
-    /// Keeps the command line's headers and the jar's cookies.
-    mutating func save(headers: [RequestItem]) throws {
-        for item in headers where item.kind == .header && !Self.transientHeaders.contains(item.name.lowercased()) {
-            stored.headers[item.name] = item.value.trimmingCharacters(in: .whitespaces)
+    /// Keeps the command line's headers, its `--auth` when given, and the jar's cookies.
+    mutating func save(headers: [RequestItem], auth: StoredAuth?) throws {
+        if let auth { stored.auth = auth }
+        for item in headers where !Self.transientHeaders.contains(item.name.lowercased()) {
+            let value = item.value.trimmingCharacters(in: .whitespaces)
+            switch item.kind {
+            case .header where value.isEmpty: stored.headers[item.name] = nil
+            case .header, .emptyHeader: stored.headers[item.name] = value
+            default: break
+            }
         }
         stored.cookies = (cookies.storage?.cookies ?? [])
             .filter { $0.expiresDate.map { $0 > Date() } ?? true }

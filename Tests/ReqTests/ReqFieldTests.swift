@@ -49,7 +49,8 @@ import Testing
         let arguments = ["n:=12345678901234567890", "f:=1.0", "e:=1e3", "data:={\"n\": 1.50, \"a\": [1E+2]}", "z:=-0"]
         let run = try await req([try url("/anything")] + arguments)
         #expect(run.status == 0, "\(run.stderr)")
-        let sent = #"{"data":{"n": 1.50, "a": [1E+2]},"e":1e3,"f":1.0,"n":12345678901234567890,"z":-0}"#
+        // In the command line's order, as httpie sends fields.
+        let sent = #"{"n":12345678901234567890,"f":1.0,"e":1e3,"data":{"n": 1.50, "a": [1E+2]},"z":-0}"#
         #expect(try echo(run).bodyText == sent)
         let offline = try await req(["--offline", "POST", "example.org/raw"] + arguments)
         #expect(offline.output == """

@@ -99,3 +99,15 @@ indirect enum AnyJSON: Decodable, Equatable {
         else { self = .object(try container.decode([String: AnyJSON].self)) }
     }
 }
+
+/// Runs `req` with its standard output on `/dev/null` (neither a terminal nor a pipe), its
+/// standard error captured.
+func reqWithoutOutput(_ arguments: [String], in directory: URL? = nil) async throws -> Run {
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = nil
+    let output = try await ChildProcess.run(
+        URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exec \"$0\" \"$@\" > /dev/null", try reqExecutable().path] + arguments,
+        environment: env, in: directory
+    )
+    return Run(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self))
+}
