@@ -59,6 +59,8 @@ final class FormEncodingState {
                 ))
             }
             setScalar(time.iso8601, in: node, codingPath: codingPath)
+        case .formatted(let formatter):
+            setScalar(formatter.string(from: date), in: node, codingPath: codingPath)
         case .custom(let write):
             setScalar(try wrapped(codingPath) { try write(date) }, in: node, codingPath: codingPath)
         }
