@@ -110,7 +110,7 @@ import ParameterEncoding
                                             dataEncoding: .base64, dateEncoding: .secondsSince1970, keyEncoding: .convertToSnakeCase,
                                             keyPathEncoding: .dots, nilEncoding: .null, spaceEncoding: .plusReplaced,
                                             allowedCharacters: .afURLQueryAllowed)
-        struct Form: Encodable { let isOn = true; let tagList = ["a b", "c"]; let sub = ["innerKey": 1] }
-        #expect(try encoder.encode(Form()) == "is_on=true&sub.inner_key=1&tag_list=a+b&tag_list=c")
+        struct Form: Encodable { let isOn = true; let tagList = ["a b", "c"]; let none: Int? = nil; let sub = ["innerKey": 1] }
+        #expect(try encoder.encode(Form()) == "is_on=true&none=null&sub.inner_key=1&tag_list=a+b&tag_list=c")
     }
 }

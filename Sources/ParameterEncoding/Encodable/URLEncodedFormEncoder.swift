@@ -5,15 +5,20 @@ import Foundation
 /// Encodes an `Encodable` value as `application/x-www-form-urlencoded` text, with the same keys,
 /// order and escaping as ``URLEncoding`` writes for the same data as `Parameters`.
 ///
-/// Nested values become `key[nested]`, arrays `key[]` (or per ``arrayEncoding``), booleans
-/// `1`/`0` (or per ``boolEncoding``), and keys are sorted at every level unless
-/// ``alphabetizeKeyValuePairs`` is `false`.
+/// Nested values become `key[nested]` (or per ``keyPathEncoding``), arrays `key[]` (or per
+/// ``arrayEncoding``), booleans `1`/`0` (or per ``boolEncoding``), and keys are sorted at every
+/// level unless ``alphabetizeKeyValuePairs`` is `false`.
 ///
 /// ```swift
 /// struct Search: Encodable { let q: String; let page: Page; struct Page: Encodable { let size: Int } }
 /// try URLEncodedFormEncoder().encode(Search(q: "swift nio", page: .init(size: 20)))
 /// // "page%5Bsize%5D=20&q=swift%20nio"
 /// ```
+///
+/// Optional properties follow ``nilEncoding`` (left out by default). An `encode(to:)` written by
+/// hand is encoded as Alamofire encodes it: containers of one kind asked for under one key merge,
+/// one of the other kind replaces what is there when it first writes, and `superEncoder()` writes
+/// into the current container, so a superclass's keys sit beside the subclass's.
 ///
 /// The value is first turned into the same tree of strings, numbers, booleans, arrays and
 /// dictionaries that `Parameters` holds, then written by ``URLEncoding``'s own writer: the two
@@ -137,9 +142,10 @@ public struct URLEncodedFormEncoder: Sendable {
     ///   dictionary with string or integer keys.
     /// - Returns: `key=value` pairs joined by `&`.
     /// - Throws: `EncodingError.invalidValue` naming the coding path, for a top-level value that
-    ///   is not keyed, a date outside what ``dateEncoding`` can write, an error of a custom
-    ///   strategy, or an `Encodable` implementation that mixes containers; and
-    ///   ``ParameterEncodingError`` for values nested too deeply.
+    ///   is not keyed, a date outside what ``dateEncoding`` can write, or a single value encoded
+    ///   where a value was already encoded; ``ParameterEncodingError`` for values nested too
+    ///   deeply; and, unchanged, any error of your own: of a custom date or data strategy, or of
+    ///   the value's `encode(to:)`.
     public func encode(_ value: some Encodable) throws -> String {
         try queryBuffer(value).text
     }
@@ -167,7 +173,6 @@ public struct URLEncodedFormEncoder: Sendable {
         let root = FormNode()
         let state = FormEncodingState(options: self)
         try state.box(value, into: root, codingPath: [])
-        if let error = state.error { throw error }
         switch root.content {
         case .empty:
             return .parameters([:])
