@@ -110,7 +110,8 @@ import ParameterEncoding
         let login = Login(user: "a b", scopes: ["x"])
         let query = try encode(login, method: .get, encoder: .urlEncodedForm)
         #expect(query.url?.absoluteString == "https://example.com/login?scopes%5B%5D=x&user=a%20b")
-        let body = try encode(login, method: .get, encoder: .urlEncodedForm(destination: .httpBody))
+        let destination: URLEncodedFormParameterEncoder.Destination = .httpBody
+        let body = try encode(login, method: .get, encoder: .urlEncodedForm(destination: destination))
         #expect(body.httpBody == Data("scopes%5B%5D=x&user=a%20b".utf8))
         let indexed = try encode(login, method: .post,
                                  encoder: .urlEncodedForm(encoder: URLEncodedFormEncoder(arrayEncoding: .indexInBrackets), destination: .queryString))

@@ -110,6 +110,9 @@ public struct JSONParameterEncoder: ParameterEncoder {
 /// Encodes an `Encodable` value with a ``URLEncodedFormEncoder`` into the query string or a
 /// form body, as ``URLEncoding`` does for `Parameters`.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
+    /// Where the form goes: ``URLEncoding/Destination``, under Alamofire's name.
+    public typealias Destination = URLEncoding.Destination
+
     /// The form encoder and its options.
     public let encoder: URLEncodedFormEncoder
     /// Where the form goes.
