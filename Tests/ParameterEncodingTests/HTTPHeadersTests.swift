@@ -15,15 +15,38 @@ import ParameterEncoding
         #expect(headers["missing"] == nil)
     }
 
-    @Test func updatingReplacesTheValueInPlaceAndKeepsTheFirstSpelling() {
+    @Test func updatingReplacesTheHeaderInPlaceAndTakesTheLastSpelling() {
         var headers: HTTPHeaders = ["content-type": "text/plain", "Accept": "*/*"]
         headers.update(.contentType("application/json"))
         headers["ACCEPT"] = "text/html"
-        #expect(Array(headers) == [HTTPHeader(name: "content-type", value: "application/json"), HTTPHeader(name: "Accept", value: "text/html")])
+        #expect(Array(headers) == [HTTPHeader(name: "Content-Type", value: "application/json"), HTTPHeader(name: "ACCEPT", value: "text/html")])
         headers["accept"] = nil
         #expect(headers.count == 1)
         headers.remove(name: "Content-Type")
         #expect(headers.isEmpty)
+    }
+
+    @Test func theLastSpellingAndValueOfANameWinAsInAlamofire() {
+        var headers: HTTPHeaders = ["c": "a"]
+        headers["C"] = "c"
+        #expect(headers.description == "C: c")
+        var ordered: HTTPHeaders = ["c": "", "a": "", "b": ""]
+        ordered["C"] = "c"
+        ordered.add(name: "A", value: "a")
+        ordered.update(HTTPHeader(name: "B", value: "b"))
+        #expect(ordered.map(\.name) == ["C", "A", "B"])
+        #expect(ordered.map(\.value) == ["c", "a", "b"])
+        let manual = [HTTPHeader(name: "key", value: "1"), HTTPHeader(name: "Key", value: "2"), HTTPHeader(name: "KEY", value: "3")]
+        #expect(Array(HTTPHeaders(manual)) == [HTTPHeader(name: "KEY", value: "3")])
+    }
+
+    @Test func updatingARepeatedFieldLeavesOneWithTheNewSpelling() {
+        var headers = HTTPHeaders()
+        headers.append(name: "Set-Cookie", value: "a=1")
+        headers.append(name: "X-Other", value: "x")
+        headers.append(name: "set-cookie", value: "b=2")
+        headers.update(name: "SET-COOKIE", value: "c=3")
+        #expect(Array(headers) == [HTTPHeader(name: "SET-COOKIE", value: "c=3"), HTTPHeader(name: "X-Other", value: "x")])
     }
 
     @Test func dictionaryInputIsSortedAndSortingIgnoresCase() {
@@ -36,10 +59,10 @@ import ParameterEncoding
     }
 
     @Test func namesThatDifferOnlyInCaseAreOneHeaderWhateverTheCount() async throws {
-        // Sorted, "Accept" comes before "accept": the first spelling stays, the last value wins.
-        #expect(Array(HTTPHeaders(["accept": "b", "Accept": "a"])) == [HTTPHeader(name: "Accept", value: "b")])
+        // Sorted, "Accept" comes before "accept": the last spelling and its value win.
+        #expect(Array(HTTPHeaders(["accept": "b", "Accept": "a"])) == [HTTPHeader(name: "accept", value: "b")])
         let list = HTTPHeaders([HTTPHeader(name: "X-A", value: "1"), HTTPHeader(name: "x-b", value: "2"), HTTPHeader(name: "x-a", value: "3")])
-        #expect(Array(list) == [HTTPHeader(name: "X-A", value: "3"), HTTPHeader(name: "x-b", value: "2")])
+        #expect(Array(list) == [HTTPHeader(name: "x-a", value: "3"), HTTPHeader(name: "x-b", value: "2")])
         // 100,000 headers (a hostile response) build in linear time and keep every one.
         let headers = try await inBackground {
             var many: [String: String] = [:]

@@ -80,3 +80,42 @@ import ParameterEncoding
         #expect(try URLEncodedFormParameterEncoder.default.encode(Login?.none, into: get) == get)
     }
 }
+
+// MARK: - Presets
+
+@Suite struct ParameterEncoderPresetTests {
+    struct Login: Encodable { let user: String; let scopes: [String] }
+
+    let url = URL(string: "https://example.com/login") ?? URL(fileURLWithPath: "/")
+
+    /// How `Session.request(_:parameters:encoder:)` takes an encoder: as `any ParameterEncoder`.
+    func encode(_ login: Login, method: HTTPMethod, encoder: any ParameterEncoder) throws -> URLRequest {
+        try encoder.encode(login, into: URLRequest(url: url, method: method))
+    }
+
+    @Test func jsonReadsAsInAlamofireAndSortsKeys() throws {
+        let login = Login(user: "arthur", scopes: ["read"])
+        let request = try encode(login, method: .post, encoder: .json)
+        #expect(request.httpBody == Data(#"{"scopes":["read"],"user":"arthur"}"#.utf8))
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let snake = JSONEncoder()
+        snake.keyEncodingStrategy = .convertToSnakeCase
+        struct Account: Encodable { let userID: Int }
+        let custom = try JSONParameterEncoder.json(encoder: snake).encode(Account(userID: 1), into: URLRequest(url: url, method: .post))
+        #expect(custom.httpBody == Data(#"{"user_id":1}"#.utf8))
+        #expect(JSONParameterEncoder.json(encoder: snake).encoder === snake)
+    }
+
+    @Test func urlEncodedFormReadsAsInAlamofire() throws {
+        let login = Login(user: "a b", scopes: ["x"])
+        let query = try encode(login, method: .get, encoder: .urlEncodedForm)
+        #expect(query.url?.absoluteString == "https://example.com/login?scopes%5B%5D=x&user=a%20b")
+        let destination: URLEncodedFormParameterEncoder.Destination = .httpBody
+        let body = try encode(login, method: .get, encoder: .urlEncodedForm(destination: destination))
+        #expect(body.httpBody == Data("scopes%5B%5D=x&user=a%20b".utf8))
+        let indexed = try encode(login, method: .post,
+                                 encoder: .urlEncodedForm(encoder: URLEncodedFormEncoder(arrayEncoding: .indexInBrackets), destination: .queryString))
+        #expect(indexed.url?.query == "scopes%5B0%5D=x&user=a%20b")
+        #expect(indexed.httpBody == nil)
+    }
+}

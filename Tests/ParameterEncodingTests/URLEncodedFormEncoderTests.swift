@@ -159,17 +159,6 @@ indirect enum Tree: Encodable {
         #expect(context.debugDescription.contains("years 1 to 9999"))
     }
 
-    @Test func customStrategyErrorsNameTheCodingPath() throws {
-        struct Refused: Error {}
-        struct Event: Encodable { let when: Date }
-        let error = try #require(throws: EncodingError.self) {
-            try URLEncodedFormEncoder(dateEncoding: .custom { _ in throw Refused() }).encode(Event(when: Date()))
-        }
-        guard case .invalidValue(_, let context) = error else { Issue.record("\(error)"); return }
-        #expect(context.codingPath.map(\.stringValue) == ["when"])
-        #expect(context.underlyingError is Refused)
-    }
-
     @Test func dataStrategies() throws {
         struct Blob: Encodable { let bytes: Data }
         let blob = Blob(bytes: Data([0xFB, 0xFF, 0x01]))
@@ -216,21 +205,6 @@ indirect enum Tree: Encodable {
             #expect("\(error)".contains("keyed top-level value"))
         }
         #expect(try URLEncodedFormEncoder().encode([String: Int]()) == "")
-    }
-
-    @Test func mixingContainersIsAnErrorNotSilentLoss() throws {
-        struct Confused: Encodable {
-            func encode(to encoder: any Encoder) throws {
-                var keyed = encoder.container(keyedBy: FormCodingKey.self)
-                try keyed.encode(1, forKey: FormCodingKey(stringValue: "a"))
-                var single = encoder.singleValueContainer()
-                try single.encode("lost")
-            }
-        }
-        struct Outer: Encodable { let inner = Confused() }
-        let error = try #require(throws: EncodingError.self) { try URLEncodedFormEncoder().encode(Outer()) }
-        guard case .invalidValue(_, let context) = error else { Issue.record("\(error)"); return }
-        #expect(context.codingPath.map(\.stringValue) == ["inner"])
     }
 
     @Test func deepNestingThrowsInsteadOfCrashing() throws {

@@ -51,9 +51,28 @@ extension URLRequest {
         set { httpMethod = newValue?.rawValue }
     }
 
-    /// The request's headers, sorted by name (URLRequest keeps them in a dictionary).
+    /// The request's headers, read sorted by name (`URLRequest` keeps them in a dictionary);
+    /// assigning replaces every header the request has, as in Alamofire.
+    ///
+    /// ```swift
+    /// request.headers = [.accept("application/json")]
+    /// request.headers.add(.authorization(bearerToken: token))
+    /// ```
+    ///
+    /// Assigning does not check the headers (a setter cannot throw): ``setHeaders(_:)`` does, and a
+    /// `Session` refuses a header with CR, LF or NUL before it sends the request. A field that
+    /// ``HTTPHeaders`` holds more than once is set once, its values joined with `, `.
     public var headers: HTTPHeaders {
-        HTTPHeaders(allHTTPHeaderFields ?? [:])
+        get { HTTPHeaders(allHTTPHeaderFields ?? [:]) }
+        set {
+            for name in (allHTTPHeaderFields ?? [:]).keys {
+                setValue(nil, forHTTPHeaderField: name)
+            }
+            for header in newValue {
+                let joined = value(forHTTPHeaderField: header.name).map { $0 + ", " + header.value } ?? header.value
+                setValue(joined, forHTTPHeaderField: header.name)
+            }
+        }
     }
 
     /// Sets each header, replacing any value already set under the same name.

@@ -4,11 +4,15 @@ import Foundation
 
 // MARK: - FormEncodingState
 
-/// The options and the first error of one encoding; shared by every encoder and container of it.
+/// The options of one encoding; shared by every encoder and container of it.
+///
+/// How containers share a node, as Alamofire's encoder does: a container asked for where one of
+/// the same kind is writes into it (keyed entries and array elements merge); a container of the
+/// other kind, or one asked for where a single value was written, replaces what is there when it
+/// first writes, not when it is asked for. A single value written where anything else already
+/// was is an error, as is a second value through one single-value container.
 final class FormEncodingState {
     let options: URLEncodedFormEncoder
-    /// The first misuse found by a method that cannot throw, thrown once encoding ends.
-    private(set) var error: EncodingError?
 
     init(options: URLEncodedFormEncoder) {
         self.options = options
@@ -18,16 +22,16 @@ final class FormEncodingState {
     func box<T: Encodable>(_ value: T, into node: FormNode, codingPath: [any CodingKey]) throws {
         // Common leaf types are stored directly; comparing `T` is far cheaper than encoding them.
         if T.self == String.self, let string = value as? String {
-            return setScalar(string, in: node, codingPath: codingPath)
+            return try setScalar(string, in: node, codingPath: codingPath)
         }
         if T.self == Int.self, let integer = value as? Int {
-            return setScalar(integer, in: node, codingPath: codingPath)
+            return try setScalar(integer, in: node, codingPath: codingPath)
         }
         if T.self == Bool.self, let bool = value as? Bool {
-            return setScalar(bool, in: node, codingPath: codingPath)
+            return try setScalar(bool, in: node, codingPath: codingPath)
         }
         if T.self == Double.self, let double = value as? Double {
-            return setScalar(double, in: node, codingPath: codingPath)
+            return try setScalar(double, in: node, codingPath: codingPath)
         }
         if T.self == Date.self, let date = value as? Date {
             return try boxDate(date, into: node, codingPath: codingPath)
@@ -36,101 +40,82 @@ final class FormEncodingState {
             return try boxData(data, into: node, codingPath: codingPath)
         }
         if T.self == URL.self, let url = value as? URL {
-            return setScalar(url.absoluteString, in: node, codingPath: codingPath)
+            return try setScalar(url.absoluteString, in: node, codingPath: codingPath)
         }
         if T.self == Decimal.self, let decimal = value as? Decimal {
-            return setScalar(decimal, in: node, codingPath: codingPath)
+            return try setScalar(decimal, in: node, codingPath: codingPath)
         }
         try value.encode(to: FormTreeEncoder(state: self, node: node, codingPath: codingPath))
     }
 
+    /// Writes a date as ``URLEncodedFormEncoder/dateEncoding`` says. An error of a custom
+    /// strategy is the caller's own and is thrown as it is.
     private func boxDate(_ date: Date, into node: FormNode, codingPath: [any CodingKey]) throws {
         switch options.dateEncoding {
         case .deferredToDate:
             try date.encode(to: FormTreeEncoder(state: self, node: node, codingPath: codingPath))
         case .secondsSince1970:
-            setScalar(date.timeIntervalSince1970, in: node, codingPath: codingPath)
+            try setScalar(date.timeIntervalSince1970, in: node, codingPath: codingPath)
         case .millisecondsSince1970:
-            setScalar(date.timeIntervalSince1970 * 1_000, in: node, codingPath: codingPath)
+            try setScalar(date.timeIntervalSince1970 * 1_000, in: node, codingPath: codingPath)
         case .iso8601:
             guard let time = CivilTime(date) else {
                 throw EncodingError.invalidValue(date, EncodingError.Context(
                     codingPath: codingPath, debugDescription: "ISO 8601 dates must fall in years 1 to 9999, not \(date.timeIntervalSince1970) s since 1970"
                 ))
             }
-            setScalar(time.iso8601, in: node, codingPath: codingPath)
+            try setScalar(time.iso8601, in: node, codingPath: codingPath)
+        case .formatted(let formatter):
+            try setScalar(formatter.string(from: date), in: node, codingPath: codingPath)
         case .custom(let write):
-            setScalar(try wrapped(codingPath) { try write(date) }, in: node, codingPath: codingPath)
+            try setScalar(write(date), in: node, codingPath: codingPath)
         }
     }
 
+    /// Writes data as ``URLEncodedFormEncoder/dataEncoding`` says. An error of a custom
+    /// strategy is the caller's own and is thrown as it is.
     private func boxData(_ data: Data, into node: FormNode, codingPath: [any CodingKey]) throws {
         switch options.dataEncoding {
         case .deferredToData:
             try data.encode(to: FormTreeEncoder(state: self, node: node, codingPath: codingPath))
         case .base64:
-            setScalar(data.base64EncodedString(), in: node, codingPath: codingPath)
+            try setScalar(data.base64EncodedString(), in: node, codingPath: codingPath)
         case .custom(let write):
-            setScalar(try wrapped(codingPath) { try write(data) }, in: node, codingPath: codingPath)
+            try setScalar(write(data), in: node, codingPath: codingPath)
         }
     }
 
-    /// Runs a custom strategy; an error that is not an `EncodingError` is wrapped in one that
-    /// names the coding path.
-    private func wrapped(_ codingPath: [any CodingKey], _ body: () throws -> String) throws -> String {
-        do {
-            return try body()
-        } catch let error as EncodingError {
-            throw error
-        } catch {
-            throw EncodingError.invalidValue(String(), EncodingError.Context(
-                codingPath: codingPath, debugDescription: "the custom strategy failed: \(error)", underlyingError: error
-            ))
+    /// Stores a leaf value in an empty node; a node that holds something already is an error
+    /// naming the coding path, not a silent loss.
+    func setScalar(_ value: any Sendable, in node: FormNode, codingPath: [any CodingKey]) throws {
+        try checkEmpty(node, before: value, codingPath: codingPath)
+        node.content = .scalar(value)
+    }
+
+    /// Throws unless `node` is empty, so that a single value never replaces another value.
+    func checkEmpty(_ node: FormNode, before value: Any, codingPath: [any CodingKey]) throws {
+        guard case .empty = node.content else {
+            let message = "a single value was encoded where a value or container was already encoded"
+            throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath, debugDescription: message))
         }
     }
 
-    /// Stores a leaf value; a second value for the same node is recorded as an error.
-    func setScalar(_ value: any Sendable, in node: FormNode, codingPath: [any CodingKey]) {
-        if case .empty = node.content {
-            node.content = .scalar(value)
-        } else {
-            record("a second value was encoded where one was already", codingPath)
-        }
-    }
-
-    /// The keyed storage of `node`, created if the node is empty.
-    func keyedStorage(of node: FormNode, codingPath: [any CodingKey]) -> KeyedFormStorage {
-        switch node.content {
-        case .keyed(let storage):
-            return storage
-        case .empty:
-            break
-        case .scalar, .unkeyed:
-            record("a keyed container was asked for where another kind of value was encoded", codingPath)
-        }
+    /// The keyed storage of `node`: its own if it is keyed, else a fresh one that replaces what
+    /// the node held (called when a keyed container writes, so the replacement is lazy).
+    func keyedStorage(of node: FormNode) -> KeyedFormStorage {
+        if case .keyed(let storage) = node.content { return storage }
         let storage = KeyedFormStorage()
         node.content = .keyed(storage)
         return storage
     }
 
-    /// The unkeyed storage of `node`, created if the node is empty.
-    func unkeyedStorage(of node: FormNode, codingPath: [any CodingKey]) -> UnkeyedFormStorage {
-        switch node.content {
-        case .unkeyed(let storage):
-            return storage
-        case .empty:
-            break
-        case .scalar, .keyed:
-            record("an unkeyed container was asked for where another kind of value was encoded", codingPath)
-        }
+    /// The unkeyed storage of `node`: its own if it is unkeyed, else a fresh one that replaces
+    /// what the node held.
+    func unkeyedStorage(of node: FormNode) -> UnkeyedFormStorage {
+        if case .unkeyed(let storage) = node.content { return storage }
         let storage = UnkeyedFormStorage()
         node.content = .unkeyed(storage)
         return storage
-    }
-
-    private func record(_ message: String, _ codingPath: [any CodingKey]) {
-        guard error == nil else { return }
-        error = .invalidValue(message, EncodingError.Context(codingPath: codingPath, debugDescription: message))
     }
 
     /// The key as written, after ``URLEncodedFormEncoder/keyEncoding``.
@@ -166,12 +151,13 @@ struct FormTreeEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let storage = state.keyedStorage(of: node, codingPath: codingPath)
-        return KeyedEncodingContainer(FormKeyedContainer(state: state, storage: storage, codingPath: codingPath))
+        if case .empty = node.content { node.content = .keyed(KeyedFormStorage()) }
+        return KeyedEncodingContainer(FormKeyedContainer(state: state, node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        FormUnkeyedContainer(state: state, storage: state.unkeyedStorage(of: node, codingPath: codingPath), codingPath: codingPath)
+        if case .empty = node.content { node.content = .unkeyed(UnkeyedFormStorage()) }
+        return FormUnkeyedContainer(state: state, node: node, codingPath: codingPath)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -179,72 +165,23 @@ struct FormTreeEncoder: Encoder {
     }
 }
 
-// MARK: - FormKeyedContainer
-
-struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let state: FormEncodingState
-    let storage: KeyedFormStorage
-    let codingPath: [any CodingKey]
-
-    private func set(_ value: any Sendable, forKey key: Key) {
-        storage.node(forKey: state.name(of: key)).content = .scalar(value)
-    }
-
-    mutating func encodeNil(forKey key: Key) { set(NSNull(), forKey: key) }
-    mutating func encode(_ value: Bool, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: String, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Double, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Float, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { set(value, forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) { set(value, forKey: key) }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try state.box(value, into: storage.node(forKey: state.name(of: key)), codingPath: codingPath + [key])
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let node = storage.existingOrNewNode(forKey: state.name(of: key))
-        let path = codingPath + [key]
-        return KeyedEncodingContainer(FormKeyedContainer<NestedKey>(state: state, storage: state.keyedStorage(of: node, codingPath: path), codingPath: path))
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let node = storage.existingOrNewNode(forKey: state.name(of: key))
-        let path = codingPath + [key]
-        return FormUnkeyedContainer(state: state, storage: state.unkeyedStorage(of: node, codingPath: path), codingPath: path)
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        let key = FormCodingKey(stringValue: "super")
-        return FormTreeEncoder(state: state, node: storage.existingOrNewNode(forKey: key.stringValue), codingPath: codingPath + [key])
-    }
-
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        FormTreeEncoder(state: state, node: storage.existingOrNewNode(forKey: state.name(of: key)), codingPath: codingPath + [key])
-    }
-}
-
 // MARK: - FormUnkeyedContainer
 
 struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     let state: FormEncodingState
-    let storage: UnkeyedFormStorage
+    /// The node the array is written into; see ``FormEncodingState`` for how it is shared.
+    let node: FormNode
     let codingPath: [any CodingKey]
 
-    var count: Int { storage.nodes.count }
+    var count: Int {
+        if case .unkeyed(let storage) = node.content { return storage.nodes.count }
+        return 0
+    }
 
     private var nextPath: [any CodingKey] { codingPath + [FormCodingKey(intValue: count)] }
 
     private func append(_ value: any Sendable) {
-        storage.appendNode().content = .scalar(value)
+        state.unkeyedStorage(of: node).appendNode().content = .scalar(value)
     }
 
     mutating func encodeNil() { append(NSNull()) }
@@ -265,23 +202,27 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let path = nextPath
-        try state.box(value, into: storage.appendNode(), codingPath: path)
+        try state.box(value, into: state.unkeyedStorage(of: node).appendNode(), codingPath: path)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let path = nextPath
-        let storage = state.keyedStorage(of: storage.appendNode(), codingPath: path)
-        return KeyedEncodingContainer(FormKeyedContainer<NestedKey>(state: state, storage: storage, codingPath: path))
+        let element = state.unkeyedStorage(of: node).appendNode()
+        element.content = .keyed(KeyedFormStorage())
+        return KeyedEncodingContainer(FormKeyedContainer<NestedKey>(state: state, node: element, codingPath: path))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let path = nextPath
-        return FormUnkeyedContainer(state: state, storage: state.unkeyedStorage(of: storage.appendNode(), codingPath: path), codingPath: path)
+        let element = state.unkeyedStorage(of: node).appendNode()
+        element.content = .unkeyed(UnkeyedFormStorage())
+        return FormUnkeyedContainer(state: state, node: element, codingPath: path)
     }
 
+    /// An encoder for the array's own node, as Alamofire's is: a keyed container from it turns
+    /// the array into a dictionary when it writes; an unkeyed one appends to the array.
     mutating func superEncoder() -> any Encoder {
-        let path = nextPath
-        return FormTreeEncoder(state: state, node: storage.appendNode(), codingPath: path)
+        FormTreeEncoder(state: state, node: node, codingPath: codingPath)
     }
 }
 
@@ -292,23 +233,28 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
     let node: FormNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil() { state.setScalar(NSNull(), in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Bool) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: String) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Double) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Float) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Int) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Int8) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Int16) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Int32) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: Int64) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: UInt) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: UInt8) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: UInt16) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: UInt32) { state.setScalar(value, in: node, codingPath: codingPath) }
-    mutating func encode(_ value: UInt64) { state.setScalar(value, in: node, codingPath: codingPath) }
+    private func set(_ value: any Sendable) throws {
+        try state.setScalar(value, in: node, codingPath: codingPath)
+    }
+
+    mutating func encodeNil() throws { try set(NSNull()) }
+    mutating func encode(_ value: Bool) throws { try set(value) }
+    mutating func encode(_ value: String) throws { try set(value) }
+    mutating func encode(_ value: Double) throws { try set(value) }
+    mutating func encode(_ value: Float) throws { try set(value) }
+    mutating func encode(_ value: Int) throws { try set(value) }
+    mutating func encode(_ value: Int8) throws { try set(value) }
+    mutating func encode(_ value: Int16) throws { try set(value) }
+    mutating func encode(_ value: Int32) throws { try set(value) }
+    mutating func encode(_ value: Int64) throws { try set(value) }
+    mutating func encode(_ value: UInt) throws { try set(value) }
+    mutating func encode(_ value: UInt8) throws { try set(value) }
+    mutating func encode(_ value: UInt16) throws { try set(value) }
+    mutating func encode(_ value: UInt32) throws { try set(value) }
+    mutating func encode(_ value: UInt64) throws { try set(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
+        try state.checkEmpty(node, before: value, codingPath: codingPath)
         try state.box(value, into: node, codingPath: codingPath)
     }
 }

@@ -24,6 +24,41 @@ public protocol ParameterEncoder: Sendable {
     func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest
 }
 
+// MARK: - ParameterEncoder presets
+
+extension ParameterEncoder where Self == JSONParameterEncoder {
+    /// A ``JSONParameterEncoder`` with sorted keys, so that `encoder: .json` reads as in Alamofire.
+    public static var json: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// A ``JSONParameterEncoder`` that writes with `encoder`.
+    ///
+    /// - Parameter encoder: The encoder; by default one with `.sortedKeys` (Alamofire's default
+    ///   is a plain `JSONEncoder()`, whose key order changes from run to run).
+    /// - Returns: The parameter encoder.
+    public static func json(encoder: JSONEncoder = JSONBody.defaultEncoder) -> JSONParameterEncoder {
+        JSONParameterEncoder(encoder: encoder)
+    }
+}
+
+extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
+    /// A ``URLEncodedFormParameterEncoder`` with default options and a method-dependent
+    /// destination, so that `encoder: .urlEncodedForm` reads as in Alamofire.
+    public static var urlEncodedForm: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
+
+    /// A ``URLEncodedFormParameterEncoder`` with the given form encoder and destination.
+    ///
+    /// - Parameters:
+    ///   - encoder: The form encoder; default options unless given.
+    ///   - destination: Where the form goes; `.methodDependent` by default.
+    /// - Returns: The parameter encoder.
+    public static func urlEncodedForm(
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(),
+        destination: URLEncoding.Destination = .methodDependent
+    ) -> URLEncodedFormParameterEncoder {
+        URLEncodedFormParameterEncoder(encoder: encoder, destination: destination)
+    }
+}
+
 // MARK: - JSONParameterEncoder
 
 /// Encodes an `Encodable` value as a JSON body with a `JSONEncoder`, with
@@ -75,6 +110,9 @@ public struct JSONParameterEncoder: ParameterEncoder {
 /// Encodes an `Encodable` value with a ``URLEncodedFormEncoder`` into the query string or a
 /// form body, as ``URLEncoding`` does for `Parameters`.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
+    /// Where the form goes: ``URLEncoding/Destination``, under Alamofire's name.
+    public typealias Destination = URLEncoding.Destination
+
     /// The form encoder and its options.
     public let encoder: URLEncodedFormEncoder
     /// Where the form goes.

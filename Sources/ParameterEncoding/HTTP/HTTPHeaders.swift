@@ -4,9 +4,9 @@ import Foundation
 
 /// An ordered list of HTTP headers with case-insensitive names.
 ///
-/// ``add(_:)`` and ``update(_:)`` replace the value of a header whose name matches
-/// case-insensitively, keeping its position and spelling, so a name appears once, as in
-/// `URLRequest`. A response may repeat a field (several `Set-Cookie`): ``append(_:)`` keeps each,
+/// ``add(_:)`` and ``update(_:)`` replace a header whose name matches case-insensitively: it keeps
+/// its position and takes the new spelling and value (the last spelling wins, as in Alamofire), so
+/// a name appears once, as in `URLRequest`. A response may repeat a field (several `Set-Cookie`): ``append(_:)`` keeps each,
 /// ``values(for:)`` reads them all.
 ///
 /// ```swift
@@ -20,7 +20,8 @@ public struct HTTPHeaders: Hashable, Sendable {
     /// Creates an empty list.
     public init() {}
 
-    /// Creates a list from headers, in order; a later header replaces an earlier one of the same name.
+    /// Creates a list from headers, in order; a later header replaces the spelling and value of an
+    /// earlier one of the same name, at the earlier one's position.
     ///
     /// - Parameter headers: The headers.
     public init(_ headers: [HTTPHeader]) {
@@ -29,12 +30,15 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// Creates a list from a dictionary, sorted by name so the order is the same in every run.
     ///
+    /// Keys that differ only in case become one header: the spelling that sorts last, with its value.
+    ///
     /// - Parameter dictionary: Names and values.
     public init(_ dictionary: [String: String]) {
         self.init(merging: dictionary.keys.sorted().map { HTTPHeader(name: $0, value: dictionary[$0] ?? "") })
     }
 
-    /// The headers in order, a later one replacing the value of an earlier one of the same name.
+    /// The headers in order, a later one replacing the spelling and value of an earlier one of the
+    /// same name.
     ///
     /// Linear in the number of headers, through an index by lowercased name: a response with
     /// 100,000 headers must not cost 5 billion name comparisons, as calling ``update(_:)`` for each would.
@@ -45,7 +49,7 @@ public struct HTTPHeaders: Hashable, Sendable {
         for header in list {
             let key = Self.foldedName(header.name)
             if let index = positions[key] {
-                headers[index] = HTTPHeader(name: headers[index].name, value: header.value)
+                headers[index] = header
             } else {
                 positions[key] = headers.count
                 headers.append(header)
@@ -59,7 +63,8 @@ public struct HTTPHeaders: Hashable, Sendable {
         return String(decoding: name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
-    /// Adds a header, or replaces the value of the header that has the same name.
+    /// Adds a header, or replaces the header that has the same name, ignoring case (its position is
+    /// kept; the new spelling and value are taken).
     ///
     /// - Parameters:
     ///   - name: The header name.
@@ -68,14 +73,17 @@ public struct HTTPHeaders: Hashable, Sendable {
         update(HTTPHeader(name: name, value: value))
     }
 
-    /// Adds a header, or replaces the value of the header that has the same name.
+    /// Adds a header, or replaces the header that has the same name, ignoring case (its position is
+    /// kept; the new spelling and value are taken).
     ///
     /// - Parameter header: The header.
     public mutating func add(_ header: HTTPHeader) {
         update(header)
     }
 
-    /// Replaces the value of the header that has the same name, or appends the header.
+    /// Replaces the header that has the same name, ignoring case, or appends the header. The
+    /// replaced header keeps its position and takes the new spelling and value: `"c"` then `"C"`
+    /// leaves `C`, as in Alamofire.
     ///
     /// - Parameters:
     ///   - name: The header name.
@@ -84,13 +92,14 @@ public struct HTTPHeaders: Hashable, Sendable {
         update(HTTPHeader(name: name, value: value))
     }
 
-    /// Replaces the value of the header that has the same name, or appends the header. Repeats
-    /// of that name after the first are removed.
+    /// Replaces the header that has the same name, ignoring case, or appends the header. The
+    /// replaced header keeps its position and takes the new spelling and value (the last spelling
+    /// wins, as in Alamofire); repeats of that name after the first are removed.
     ///
     /// - Parameter header: The header.
     public mutating func update(_ header: HTTPHeader) {
         if let index = index(of: header.name) {
-            headers[index] = HTTPHeader(name: headers[index].name, value: header.value)
+            headers[index] = header
             if headers[(index + 1)...].contains(where: { Self.namesMatch($0.name, header.name) }) {
                 var position = 0
                 headers.removeAll { field in
@@ -157,7 +166,8 @@ public struct HTTPHeaders: Hashable, Sendable {
         headers.filter { Self.namesMatch($0.name, name) }.map(\.value)
     }
 
-    /// The value of a header, ignoring the case of its name; assigning `nil` removes it.
+    /// The value of a header, ignoring the case of its name; assigning `nil` removes it, assigning
+    /// a value is ``update(name:value:)``, so the name is spelled as written here.
     ///
     /// - Parameter name: The header name.
     public subscript(_ name: String) -> String? {

@@ -13,6 +13,9 @@ struct QueryWriter: ~Copyable {
     let arrayEncoding: URLEncoding.ArrayEncoding
     let boolEncoding: URLEncoding.BoolEncoding
     let nilEncoding: URLEncoding.NilEncoding
+    /// How a nested key is joined to its parent's; only ``URLEncodedFormEncoder`` asks for
+    /// anything but brackets.
+    let keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding
 
     /// The query written so far.
     var output: ByteBuffer
@@ -50,7 +53,8 @@ struct QueryWriter: ~Copyable {
         let rawKey: String
     }
 
-    init(_ encoding: URLEncoding, capacity: Int = 0) {
+    init(_ encoding: URLEncoding, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets, capacity: Int = 0) {
+        self.keyPathEncoding = keyPathEncoding
         escaping = encoding.escaping
         arrayEncoding = encoding.arrayEncoding
         boolEncoding = encoding.boolEncoding
@@ -112,10 +116,18 @@ struct QueryWriter: ~Copyable {
                     escaping.append(keys[slot], to: &key)
                     if tracksRawKey { rawKey = keys[slot] }
                 } else {
-                    escaping.append(byte: UInt8(ascii: "["), to: &key)
-                    escaping.append(keys[slot], to: &key)
-                    escaping.append(byte: UInt8(ascii: "]"), to: &key)
-                    if tracksRawKey { rawKey = frame.rawKey + "[" + keys[slot] + "]" }
+                    switch keyPathEncoding.style {
+                    case .brackets:
+                        escaping.append(byte: UInt8(ascii: "["), to: &key)
+                        escaping.append(keys[slot], to: &key)
+                        escaping.append(byte: UInt8(ascii: "]"), to: &key)
+                    case .dots:
+                        escaping.append(byte: UInt8(ascii: "."), to: &key)
+                        escaping.append(keys[slot], to: &key)
+                    case .custom(let join):
+                        escaping.append(join(keys[slot]), to: &key)
+                    }
+                    if tracksRawKey { rawKey = frame.rawKey + keyPathEncoding.encode(keys[slot]) }
                 }
             } else {
                 switch arrayEncoding {

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import ParameterEncoding
+
+@Suite struct URLRequestConvertibleTests {
+    let url = URL(string: "https://example.com/") ?? URL(fileURLWithPath: "/")
+
+    @Test func assigningHeadersReplacesEveryHeaderTheRequestHad() throws {
+        var request = URLRequest(url: url)
+        request.setValue("old", forHTTPHeaderField: "X-Old")
+        request.setValue("text/plain", forHTTPHeaderField: "Accept")
+        request.headers = [.accept("application/json"), .contentType("text/csv")]
+        #expect(request.allHTTPHeaderFields == ["Accept": "application/json", "Content-Type": "text/csv"])
+        #expect(request.headers.map(\.name) == ["Accept", "Content-Type"])
+    }
+
+    @Test func headersCanBeChangedInPlace() throws {
+        var request = try URLRequest(url: url, method: .get, headers: ["Accept": "*/*"])
+        request.headers.add(.authorization(bearerToken: "token"))
+        request.headers.update(name: "accept", value: "text/html")
+        request.headers["X-Trace"] = "1"
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer token")
+        #expect(request.value(forHTTPHeaderField: "Accept") == "text/html")
+        #expect(request.value(forHTTPHeaderField: "X-Trace") == "1")
+        request.headers.remove(name: "x-trace")
+        #expect(request.value(forHTTPHeaderField: "X-Trace") == nil)
+        #expect(request.headers.count == 2)
+    }
+
+    @Test func aRepeatedFieldIsSetOnceWithItsValuesJoined() throws {
+        var request = URLRequest(url: url)
+        var headers = HTTPHeaders()
+        headers.append(name: "Accept", value: "text/html")
+        headers.append(name: "accept", value: "application/json")
+        request.headers = headers
+        #expect(request.value(forHTTPHeaderField: "Accept") == "text/html, application/json")
+        #expect(request.allHTTPHeaderFields?.count == 1)
+    }
+
+    @Test func assigningNoHeadersClearsThem() throws {
+        var request = try URLRequest(url: url, method: .post, headers: ["A": "1", "B": "2"])
+        request.headers = HTTPHeaders()
+        #expect(request.headers.isEmpty)
+        #expect((request.allHTTPHeaderFields ?? [:]).isEmpty)
+    }
+}
