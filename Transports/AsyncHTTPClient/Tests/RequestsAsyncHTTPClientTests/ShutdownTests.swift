@@ -79,7 +79,7 @@ import FoundationNetworking
         let call = Task { () -> String in
             switch phase {
             case .waitingForTheHead:
-                return try await session.request(try server().url("/delay/5")).text
+                return try await session.request(try server().url("/slow-count/\(key)/5000")).text
             case .readingTheBody:
                 let stream = try await session.stream(try server().url("/drip/\(key)?bytes=400000&chunk=1000&interval_ms=50"))
                 var count = 0
@@ -87,8 +87,21 @@ import FoundationNetworking
                 return "\(count) bytes"
             }
         }
-        // Give the request time to reach the server (the body, to begin).
-        try await Task.sleep(for: .milliseconds(500))
+        // Shut down once the server has the request (and, for the body, has begun sending it).
+        let underWay = try await withTransport { observer in
+            try await eventually(within: .seconds(10)) {
+                switch phase {
+                case .waitingForTheHead:
+                    struct Stats: Decodable { let inFlight: Int }
+                    let (_, data) = try await exchange(observer, URLRequest(url: try server().url("/slow-count-stats/\(key)")))
+                    return try JSONDecoder().decode(Stats.self, from: data).inFlight == 1
+                case .readingTheBody:
+                    let (_, data) = try await exchange(observer, URLRequest(url: try server().url("/drip-stats/\(key)")))
+                    return try JSONDecoder().decode(DripStats.self, from: data).sent > 0
+                }
+            }
+        }
+        #expect(underWay, "the request never reached the server")
         let probe = LatenessProbe()
         let start = ContinuousClock.now
         let shutdown = Task { try await transport.shutdown() }

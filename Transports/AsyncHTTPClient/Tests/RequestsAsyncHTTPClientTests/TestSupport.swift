@@ -94,6 +94,18 @@ func isWithin(_ limit: Duration, _ waited: Duration, beside probe: LatenessProbe
     return (waited <= limit + late * 2, "took \(waited) (bound \(limit), the runtime was \(late) late)")
 }
 
+/// Polls `condition` every 20 ms until it holds or `limit` passes.
+///
+/// - Returns: Whether it held.
+func eventually(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
 // MARK: - Memory
 
 /// The process's resident memory in bytes (`VmRSS` of `/proc/self/status`), or `nil` where the
