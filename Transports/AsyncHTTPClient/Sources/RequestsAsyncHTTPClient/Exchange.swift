@@ -72,6 +72,9 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         do {
             var iterator = response.body.makeAsyncIterator()
             while let buffer = try await iterator.next() {
+                // The decompressor hands on what each piece of the wire inflated to, which may be
+                // nothing (a gzip header): an empty chunk would take a place of the lookahead.
+                if buffer.readableBytes == 0 { continue }
                 guard await push(buffer) else { return }
             }
             finish(nil)
