@@ -131,4 +131,21 @@ import FoundationNetworking
             #expect(error?.description.contains("decompression limit") == true, "the default ratio let 2 MiB of zeros through")
         }
     }
+
+    /// The decompressor hands on what each piece of the wire inflates to, which may be nothing
+    /// (a gzip header): the reader never sees an empty chunk.
+    @Test func noDecodedChunkIsEmpty() async throws {
+        var roomy = AsyncHTTPClientTransport.Configuration()
+        roomy.decompression = .enabled(limit: .size(8 << 20))
+        try await withTransport(roomy) { transport in
+            for path in ["/gzip", "/deflate", "/zeros/4194304"] {
+                let (_, body) = try await transport.send(TransportRequest(URLRequest(url: try server().url(path))))
+                var sizes: [Int] = []
+                for try await chunk in body { sizes.append(chunk.count) }
+                let empty = sizes.filter { $0 == 0 }.count
+                #expect(empty == 0, "\(path) came in \(sizes.count) chunks, \(empty) of them empty: \(sizes.prefix(8))…")
+                #expect(sizes.reduce(0, +) > 0)
+            }
+        }
+    }
 }
