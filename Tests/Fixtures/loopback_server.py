@@ -15,6 +15,12 @@ Endpoints:
   /redirect/<n>     302 to /redirect/<n-1>; /redirect/0 answers like /anything
   /headers          the request headers as JSON
   /bytes/<n>        n bytes, byte i is i % 256
+  /gzip, /deflate   answer like /anything, with the JSON compressed and Content-Encoding set
+                    (deflate is the zlib format, as RFC 9110 names it); Content-Length is the
+                    compressed length
+  /zeros/<n>        n zero bytes gzip-compressed on the fly (a decompression bomb for a large n:
+                    50 MB become about 50 KB), chunked, Content-Encoding: gzip; stops when the
+                    client goes away
   /json             a fixed JSON document
   /close            drops the connection without answering
   /flaky/<key>/<n>  the first n requests for key answer 503, body "flaky <key> attempt <i>"
@@ -93,6 +99,7 @@ import email.utils
 import hashlib
 import re
 import datetime
+import gzip
 import http.server
 import json
 import plistlib
@@ -102,6 +109,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import zlib
 
 FIXED_JSON = {"slideshow": {"title": "Sample", "slides": [{"title": "One"}, {"title": "Two"}]}}
 
@@ -333,6 +341,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send(status, json.dumps(value, sort_keys=True).encode())
 
     def echo(self, body):
+        self.send_json(self.echo_value(body))
+
+    def echo_value(self, body):
+        """What /anything answers, as a dict."""
         parsed = urllib.parse.urlsplit(self.path)
         content_type = self.headers.get("Content-Type", "")
         echo = {
@@ -355,7 +367,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 echo["multipart"] = parser.result()
         except Exception as error:  # report, don't crash: the test reads this
             echo["parseError"] = repr(error)
-        self.send_json(echo)
+        return echo
+
+    def compressed_echo(self, body, encoding):
+        """Answers like /anything, the JSON compressed with gzip or zlib (HTTP's deflate)."""
+        data = json.dumps(self.echo_value(body), sort_keys=True).encode()
+        data = gzip.compress(data) if encoding == "gzip" else zlib.compress(data)
+        self.send(200, data, "application/json", [("Content-Encoding", encoding)])
+
+    def zeros(self, n):
+        """n zero bytes, gzip-compressed a MiB at a time as they are sent."""
+        if not self.start_chunked(200, "application/octet-stream", [("Content-Encoding", "gzip")]):
+            return
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip format
+        block = bytes(1 << 20)
+        made = 0
+        try:
+            while made < n:
+                take = min(len(block), n - made)
+                self.send_chunk(compressor.compress(block[:take]))
+                made += take
+            self.send_chunk(compressor.flush())
+            self.end_chunks()
+        except OSError:
+            self.close_connection = True
 
     def send_text(self, status, text, headers=()):
         self.send(status, text.encode(), "text/plain; charset=utf-8", headers)
@@ -745,6 +780,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif head == "bytes" and arg.isdigit():
             n = min(int(arg), 100 * 1024 * 1024)
             self.send(200, bytes(i % 256 for i in range(n)), "application/octet-stream")
+        elif head in ("gzip", "deflate") and len(parts) == 1:
+            self.compressed_echo(body, head)
+        elif head == "zeros" and arg.isdigit():
+            self.zeros(min(int(arg), 8 * 1024 * 1024 * 1024))
         elif head == "json":
             self.send_json(FIXED_JSON)
         elif head == "close":

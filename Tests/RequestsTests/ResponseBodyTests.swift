@@ -52,4 +52,26 @@ private func stalling(after first: Data) -> (AsyncThrowingStream<Data, any Error
         }
         #expect(throws: CancellationError.self) { try outcome.get() }
     }
+
+    /// What the transport says about a failure mid-body (the meaning of an engine's terse error,
+    /// such as a decompression limit) reaches the caller with its kind, from a stream and from a
+    /// whole-body request alike.
+    @Test
+    func aTransportsDetailOfAFailureMidBodyReachesTheCaller() async throws {
+        let transport = ClosureTransport { request, _ in
+            let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+            continuation.yield(Data("first".utf8))
+            continuation.finish(throwing: TransportError(.other, detail: "the decompressed body passed the limit", underlyingError: URLError(.unknown)))
+            return (ResponseHead(statusCode: 200, url: request.url), ResponseBody(stream))
+        }
+        let session = Session(transport: transport, cookies: .none)
+        let stream = try await session.stream("https://example.com/bomb")
+        let streamed = await #expect(throws: RequestError.self) { _ = try await stream.body.collect() }
+        #expect(streamed?.code == .streamFailed)
+        #expect(streamed?.transportErrorKind == .other)
+        #expect(streamed?.detail == "the decompressed body passed the limit")
+        let whole = await #expect(throws: RequestError.self) { try await session.request("https://example.com/bomb") }
+        #expect(whole?.code == .transportFailed)
+        #expect(whole?.description.contains("the decompressed body passed the limit") == true, "\(String(describing: whole))")
+    }
 }

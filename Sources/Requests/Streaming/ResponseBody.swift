@@ -193,15 +193,17 @@ public struct ResponseBody: AsyncSequence, Sendable {
             if error is RequestError || error is CancellationError { return error }
             let kind = TransportError.kind(of: error)
             let engine = TransportError.engineError(error)
+            // The transport's own words (what the engine's terse error means) go with it.
+            let detail = (error as? TransportError)?.detail ?? ""
             switch kind {
             case .cancelled:
                 // The engine cancelled the transfer while nothing here asked it to.
-                return RequestError(.cancelled, request: request, underlyingError: engine, transportErrorKind: kind)
+                return RequestError(.cancelled, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
             case .timedOut:
-                return RequestError(.timedOut, request: request, detail: "the body stopped arriving",
+                return RequestError(.timedOut, request: request, detail: detail.isEmpty ? "the body stopped arriving" : detail,
                                     underlyingError: engine, transportErrorKind: kind)
             default:
-                return RequestError(.streamFailed, request: request, underlyingError: engine, transportErrorKind: kind)
+                return RequestError(.streamFailed, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
             }
         }
 

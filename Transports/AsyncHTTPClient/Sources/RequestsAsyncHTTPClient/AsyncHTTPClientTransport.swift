@@ -34,11 +34,11 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
     public let configuration: Configuration
 
     /// The client for hosts no pin names.
-    private let client: HTTPClient
+    private let client: PooledClient
     /// One client per pinned host or pattern, whose every new connection is checked against the
     /// pins before it carries a request (a connection's channel does not say which host it is
     /// for, a client's does).
-    private let pinnedClients: [String: HTTPClient]
+    private let pinnedClients: [String: PooledClient]
     private let state = LockedFlag()
 
     /// Creates the transport and its connection pool.
@@ -48,11 +48,11 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let group = configuration.eventLoopGroup ?? HTTPClient.defaultEventLoopGroup
-        client = HTTPClient(eventLoopGroup: group, configuration: configuration.client(verifying: nil))
-        var pinned: [String: HTTPClient] = [:]
+        client = PooledClient(group: group, configuration: configuration, verifying: nil)
+        var pinned: [String: PooledClient] = [:]
         for (pattern, pins) in configuration.pins.pinsByHost {
             let verifier = PinVerifier(pattern: pattern, pins: pins)
-            pinned[pattern] = HTTPClient(eventLoopGroup: group, configuration: configuration.client(verifying: verifier))
+            pinned[pattern] = PooledClient(group: group, configuration: configuration, verifying: verifier)
         }
         pinnedClients = pinned
     }
@@ -61,7 +61,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         // A transport dropped without `shutdown()` closes its connections all the same.
         if state.set() {
             for client in [client] + pinnedClients.values {
-                client.shutdown { _ in }
+                client.http.shutdown { _ in }
             }
         }
     }
@@ -111,7 +111,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
     public func shutdown() async throws {
         guard state.set() else { return }
         for client in [client] + pinnedClients.values {
-            try await client.shutdown()
+            try await client.http.shutdown()
         }
     }
 

@@ -63,9 +63,11 @@ extension AsyncHTTPClientTransport.Configuration {
 
     /// AsyncHTTPClient's configuration for one client of the transport.
     ///
-    /// - Parameter verifier: The pin check for the client's connections, if its host is pinned.
+    /// - Parameters:
+    ///   - verifier: The pin check for the client's connections, if its host is pinned.
+    ///   - connections: Counts the client's new connections, before any carries a request.
     /// - Returns: The configuration.
-    func client(verifying verifier: PinVerifier?) -> HTTPClient.Configuration {
+    func client(verifying verifier: PinVerifier?, counting connections: ConnectionCount) -> HTTPClient.Configuration {
         let limit: NIOHTTPDecompression.DecompressionLimit? =
             switch decompression {
             case .disabled: nil
@@ -87,10 +89,13 @@ extension AsyncHTTPClientTransport.Configuration {
         // inside the pool it would only show as a timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.httpVersion = httpVersion
-        if let verifier {
-            configuration.http1_1ConnectionDebugInitializer = { channel in verifier.verify(channel) }
-            configuration.http2ConnectionDebugInitializer = { channel in verifier.verify(channel) }
+        // Run on each new connection before the pool hands it to a request.
+        let opened: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+            connections.opened()
+            return verifier?.verify(channel) ?? channel.eventLoop.makeSucceededVoidFuture()
         }
+        configuration.http1_1ConnectionDebugInitializer = opened
+        configuration.http2ConnectionDebugInitializer = opened
         return configuration
     }
 }

@@ -22,14 +22,18 @@ extension AsyncHTTPClientTransport {
     /// Classifies an error of AsyncHTTPClient, SwiftNIO or NIOSSL the way the transport contract
     /// does, keeping the engine's error beneath.
     ///
+    /// AsyncHTTPClient's `HTTPClientError.cancelled` is ``TransportError/Kind/cancelled``, not a
+    /// `CancellationError`: the transport stops its own requests without asking the engine's
+    /// opinion, so an engine that reports one cancelled did it on its own (as it does to the
+    /// requests under way when the transport shuts down), and the caller, whose task was not
+    /// cancelled, gets a ``RequestError`` saying so.
+    ///
     /// - Parameter error: The engine's error.
     /// - Returns: A ``TransportError``; `CancellationError` stays what it is.
     public static func classify(_ error: any Error) -> any Error {
         switch error {
         case is CancellationError, is TransportError:
             return error
-        case let error as HTTPClientError where error == .cancelled:
-            return CancellationError()
         default:
             let (kind, detail) = kindAndDetail(of: error)
             return TransportError(kind, detail: detail, underlyingError: error)
@@ -86,7 +90,7 @@ extension AsyncHTTPClientTransport {
         case .connectTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
             (.timedOut, "connecting took too long")
         case .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout: (.timedOut, "")
-        case .cancelled: (.cancelled, "")
+        case .cancelled: (.cancelled, "the engine cancelled the request, as it does when the transport shuts down under it")
         case .alreadyShutdown: (.other, "the transport was shut down")
         case .invalidProxyResponse, .proxyAuthenticationRequired: (.cannotConnect, "the proxy refused the tunnel")
         default: (.other, "")

@@ -23,7 +23,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     /// How many chunks may wait for the reader before the connection is read no further.
     static let lookahead = 2
 
-    private let client: HTTPClient
+    private let client: PooledClient
     private let request: TransportRequest
     private let acceptEncoding: String?
     private let progress: UploadProgress
@@ -38,7 +38,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     private var demand: CheckedContinuation<Void, Never>?
     private var cancelled = false
 
-    init(client: HTTPClient, request: TransportRequest, decompression: AsyncHTTPClientTransport.Configuration.Decompression) {
+    init(client: PooledClient, request: TransportRequest, decompression: AsyncHTTPClientTransport.Configuration.Decompression) {
         self.client = client
         self.request = request
         if case .enabled = decompression {
@@ -72,6 +72,9 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         do {
             var iterator = response.body.makeAsyncIterator()
             while let buffer = try await iterator.next() {
+                // The decompressor hands on what each piece of the wire inflated to, which may be
+                // nothing (a gzip header): an empty chunk would take a place of the lookahead.
+                if buffer.readableBytes == 0 { continue }
                 guard await push(buffer) else { return }
             }
             finish(nil)
@@ -80,28 +83,34 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         }
     }
 
-    /// Sends the request, once more when it failed before its head on a connection that closed
-    /// under it and sending it again is safe.
+    /// Sends the request, once more when it failed before its head on a connection that the
+    /// server closed while it was idle in the pool, and sending it again is safe.
     private func execute() async throws -> HTTPClientResponse {
         let deadline = NIODeadline.now() + .hours(24 * 7)
+        let connectionsBefore = client.connections.value
         do {
-            return try await client.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
-        } catch where mayResend(after: error) {
+            return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+        } catch where mayResend(after: error, connectionsBefore: connectionsBefore) {
             progress.restart()
-            return try await client.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+            return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
         }
     }
 
-    /// A lost connection before the head: HTTP/2's refused streams and GOAWAY were not processed
-    /// by the server, and an idempotent method (RFC 9110, 9.2.2) may be sent again in any case;
-    /// a body that cannot be read twice never is.
-    private func mayResend(after error: any Error) -> Bool {
+    /// A failure before the head that a browser would send again: HTTP/2's refused streams and
+    /// GOAWAY, which the server did not process; or a lost connection under an idempotent method
+    /// (RFC 9110, 9.2.2) when the client opened no connection since the request began, so that it
+    /// went out on one that was idle in the pool, which the server may close at any time. A
+    /// connection made for the request that the server drops is its answer: the session's retry
+    /// policy judges it (the transport contract: a transport retries nothing else). A body that
+    /// cannot be read twice is never sent again.
+    private func mayResend(after error: any Error, connectionsBefore: Int) -> Bool {
         guard request.body.isReplayable, !locked({ cancelled }), !Task.isCancelled else { return false }
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
         let idempotent: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
         return idempotent.contains(request.method.rawValue)
             && AsyncHTTPClientTransport.kindAndDetail(of: error).0 == .connectionLost
+            && client.connections.value == connectionsBefore
     }
 
     // MARK: Head
