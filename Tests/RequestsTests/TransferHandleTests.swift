@@ -77,4 +77,62 @@ import Testing
         let shared = TransferHandle()
         #expect(TransportRequest(URLRequest(url: url), handle: shared).handle === shared)
     }
+
+    @Test func finishReleasesTheActionsUnrunAndDropsLaterOnes() {
+        let handle = TransferHandle()
+        let runs = Guarded(0)
+        weak var released: Marker?
+        do {
+            let marker = Marker()
+            released = marker
+            handle.onCancel { _ = marker; runs.withLock { $0 += 1 } }
+        }
+        #expect(released != nil)
+        handle.finish()
+        #expect(released == nil, "finish() keeps what the action captured")
+        handle.onCancel { runs.withLock { $0 += 1 } }
+        handle.cancel()
+        #expect(runs.withLock { $0 } == 0)
+        #expect(handle.isCancelled)
+    }
+
+    /// A transport that keeps its request (and so the handle) in what it registers on the handle,
+    /// as an exchange object does, must not outlive the call: the session finishes each trip's
+    /// handle, which breaks the cycle.
+    @Test func theSessionFinishesEachTripsHandleSoNothingItHoldsOutlivesTheCall() async throws {
+        let alive = Guarded(0)
+        let transport = ClosureTransport { request, _ in
+            let exchange = Exchange(request: request, alive: alive)
+            request.handle.onCancel { exchange.cancel() }
+            return (ResponseHead(statusCode: 200, url: request.url), ResponseBody(Data("ok".utf8)))
+        }
+        let session = Session(transport: transport)
+        let url = try #require(URL(string: "https://example.com/a"))
+        for _ in 0..<20 {
+            _ = try await session.request(url)
+            _ = try await session.stream(url)
+        }
+        #expect(alive.withLock { $0 } == 0, "exchanges kept alive through their requests' handles")
+    }
+}
+
+/// Something whose release a test can observe.
+private final class Marker: Sendable {}
+
+/// An exchange that holds its request, as a transport's may, and counts the live ones.
+private final class Exchange: Sendable {
+    let request: TransportRequest
+    let alive: Guarded<Int>
+
+    init(request: TransportRequest, alive: Guarded<Int>) {
+        self.request = request
+        self.alive = alive
+        alive.withLock { $0 += 1 }
+    }
+
+    func cancel() {}
+
+    deinit {
+        alive.withLock { $0 -= 1 }
+    }
 }

@@ -96,6 +96,8 @@ final class InterceptorChain: Sendable {
         let start = ContinuousClock.now
         monitors?.requestWillSend(request, attempt: RequestAttempt(callID: context.id, number: number, start: start))
         let handle = TransferHandle()
+        // What the transport and the collect step hang on the handle goes with the trip.
+        defer { handle.finish() }
         // A new trip: the idle limit starts afresh, and a body an earlier trip left behind (a
         // retry or a redirect moved on from it) is cancelled now, not when this head arrives.
         idle?.waiting(for: .head, handle: handle)

@@ -18,9 +18,10 @@ import Foundation
 /// The session does not cancel the calling task for its timeouts (that would leave the caller's
 /// task cancelled): a transport honours the handle and task cancellation alike.
 public final class TransferHandle: Sendable {
-    /// Invariant: once `cancelled` is set, `actions` is empty and stays so.
+    /// Invariant: once `cancelled` or `finished` is set, `actions` is empty and stays so.
     private struct State {
         var cancelled = false
+        var finished = false
         var actions: [@Sendable () -> Void] = []
     }
 
@@ -41,16 +42,32 @@ public final class TransferHandle: Sendable {
     public func onCancel(_ action: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.cancelled { return true }
-            state.actions.append(action)
+            if !state.finished { state.actions.append(action) }
             return false
         }
         if runNow { action() }
     }
 
+    /// Ends the handle's use without cancelling: the registered actions are released unrun, and
+    /// later ones are dropped. The session calls it when a trip is over, so that what the actions
+    /// hold (a transport's exchange, a body) is freed with the trip; call it when you drive a
+    /// transport yourself and the exchange is over.
+    public func finish() {
+        // The actions are returned, and so released after the lock: what they hold may
+        // deinitialise and call back in.
+        _ = state.withLock { state -> [@Sendable () -> Void] in
+            defer {
+                state.actions = []
+                state.finished = true
+            }
+            return state.actions
+        }
+    }
+
     /// Cancels the transfer: runs the registered actions, once.
     public func cancel() {
         let registered = state.withLock { state -> [@Sendable () -> Void] in
-            defer { state = State(cancelled: true, actions: []) }
+            defer { state = State(cancelled: true, finished: state.finished, actions: []) }
             return state.cancelled ? [] : state.actions
         }
         for action in registered {

@@ -89,7 +89,8 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         }
         let client = configuration.pins.pattern(for: host).flatMap { pinnedClients[$0] } ?? self.client
         let exchange = Exchange(client: client, request: request, decompression: configuration.decompression)
-        request.handle.onCancel { exchange.cancel() }
+        // Weakly: the exchange keeps the request, and so this handle.
+        request.handle.onCancel { [weak exchange] in exchange?.cancel() }
         exchange.start()
         let response = try await withTaskCancellationHandler {
             try await exchange.head()
