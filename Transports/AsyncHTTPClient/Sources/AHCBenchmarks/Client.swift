@@ -23,6 +23,12 @@ struct Client: Sendable {
     /// Which client.
     enum Kind: Int, CaseIterable, Sendable {
         case rawURLSession, sessionOverURLSession, rawAsyncHTTPClient, sessionOverAsyncHTTPClient
+        /// For `--profile` only: the transport's `send` and the body collected, without
+        /// `Session`, which splits what the two add.
+        case transportAlone
+
+        /// The four clients the issue compares.
+        static let compared: [Kind] = [.rawURLSession, .sessionOverURLSession, .rawAsyncHTTPClient, .sessionOverAsyncHTTPClient]
 
         /// The name in the table.
         var name: String {
@@ -31,6 +37,7 @@ struct Client: Sendable {
             case .sessionOverURLSession: "`Session` over URLSession"
             case .rawAsyncHTTPClient: "raw AsyncHTTPClient"
             case .sessionOverAsyncHTTPClient: "`Session` over AsyncHTTPClient"
+            case .transportAlone: "`AsyncHTTPClientTransport.send` alone"
             }
         }
 
@@ -41,6 +48,7 @@ struct Client: Sendable {
             case .sessionOverURLSession: "session-urlsession"
             case .rawAsyncHTTPClient: "raw-ahc"
             case .sessionOverAsyncHTTPClient: "session-ahc"
+            case .transportAlone: "transport-ahc"
             }
         }
     }
@@ -87,6 +95,16 @@ struct Client: Sendable {
                 let response = try await session.request(url)
                 try check(kind, status: response.statusCode, bytes: response.data.count, expected: expected)
             }, shutdown: { try await session.shutdown() })
+        case .transportAlone:
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.maximumConnectionsPerHost = connections
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            let request = URLRequest(url: url)
+            return Client(kind: kind, send: {
+                let (head, body) = try await transport.send(TransportRequest(request))
+                let data = try await body.collect()
+                try check(kind, status: head.statusCode, bytes: data.count, expected: expected)
+            }, shutdown: { try await transport.shutdown() })
         }
     }
 

@@ -9,6 +9,14 @@ enum Load {
     ///
     /// - Returns: Requests per second over the whole window, tail included.
     static func window(_ client: Client, inFlight: Int, duration: Duration) async throws -> Double {
+        let (completed, elapsed) = try await counted(client, inFlight: inFlight, duration: duration)
+        return Double(completed) / elapsed
+    }
+
+    /// Sends requests for `duration`, then lets the ones in flight finish.
+    ///
+    /// - Returns: How many requests were sent, and how many seconds that took.
+    static func counted(_ client: Client, inFlight: Int, duration: Duration) async throws -> (requests: Int, seconds: Double) {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + duration
@@ -25,7 +33,7 @@ enum Load {
             }
             return try await group.reduce(0, +)
         }
-        return Double(completed) / seconds(clock.now - start)
+        return (completed, seconds(clock.now - start))
     }
 
     /// Sends exactly `count` requests.

@@ -7,21 +7,26 @@ struct Options {
     var quick = false
     /// Connections each client may open, or `nil` for one per request in flight.
     var connections: Int?
+    /// Whether the request rows also measure the transport without `Session`.
+    var split = false
     /// Only this client, 64 in flight, for `profileSeconds`: a steady load to attach `perf` to.
     var profile: Client.Kind?
     var profileSeconds = 10.0
 
     static let usage = """
-        usage: AHCBenchmarks [--quick] [--connections N] [--profile CLIENT [SECONDS]]
+        usage: AHCBenchmarks [--quick] [--split] [--connections N] [--profile CLIENT [SECONDS]]
 
           (no option)        the full run, about two minutes: requests per second of the four
                              clients at 16 and 64 in flight, memory over 20,000 requests, 1 GiB
                              streamed, a slow reader
           --quick            a short run for CI (about 15 seconds): every row, smaller sizes
           --connections N    connections each client may open (default: one per request in flight)
+          --split            the request rows also measure `AsyncHTTPClientTransport.send` alone
+                             (no Session), to tell what the session adds from what the transport does
           --profile CLIENT   only CLIENT, 64 in flight, for SECONDS (10), printing its requests
                              per second: a steady load for `perf record`. CLIENT is one of
-                             raw-urlsession, session-urlsession, raw-ahc, session-ahc
+                             raw-urlsession, session-urlsession, raw-ahc, session-ahc, or
+                             transport-ahc (the transport's send without Session)
           --help             this text
 
         nginx must be installed (`apt-get install nginx-light`); the benchmark starts it on
@@ -39,6 +44,8 @@ struct Options {
             switch argument {
             case "--quick":
                 options.quick = true
+            case "--split":
+                options.split = true
             case "--connections":
                 guard let value = arguments.popFirst().flatMap({ Int($0) }), value > 0 else {
                     throw BenchmarkError("--connections takes a positive number")

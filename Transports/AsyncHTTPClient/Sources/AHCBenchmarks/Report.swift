@@ -35,6 +35,10 @@ struct Report {
             table.append(Client.Kind.sessionOverURLSession.name, inFlight, rate(.sessionOverURLSession), viaURLSession.1, "")
             let raw = ratio(.rawAsyncHTTPClient, .rawURLSession, "raw URLSession")
             table.append(Client.Kind.rawAsyncHTTPClient.name, inFlight, rate(.rawAsyncHTTPClient), raw.1, "")
+            if result.rounds.first?[.transportAlone] != nil {
+                let alone = ratio(.transportAlone, .rawAsyncHTTPClient, "raw AsyncHTTPClient")
+                table.append(Client.Kind.transportAlone.name, inFlight, rate(.transportAlone), alone.1, "(--split)")
+            }
             let againstRaw = ratio(.sessionOverAsyncHTTPClient, .rawAsyncHTTPClient, "raw AsyncHTTPClient")
             table.append(Client.Kind.sessionOverAsyncHTTPClient.name, inFlight, rate(.sessionOverAsyncHTTPClient),
                          againstRaw.1, record(.ratio(againstRaw.0, atLeast: 0.95)))

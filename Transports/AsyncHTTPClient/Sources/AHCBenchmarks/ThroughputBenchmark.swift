@@ -14,6 +14,8 @@ struct ThroughputBenchmark {
     let rounds: Int
     /// Connections each client may open, or `nil` for one per request in flight.
     let connections: Int?
+    /// The clients, in the order of the first round.
+    var kinds: [Client.Kind] = Client.Kind.compared
 
     /// The windows of one number in flight.
     struct Result {
@@ -44,7 +46,7 @@ struct ThroughputBenchmark {
     ///   - progress: Told about each round, for the progress line.
     func run(inFlight: Int, progress: @Sendable (String) -> Void) async throws -> Result {
         let connections = connections ?? inFlight
-        let clients = Client.Kind.allCases.map { Client.make($0, url: url, connections: connections) }
+        let clients = kinds.map { Client.make($0, url: url, connections: connections) }
         do {
             // Warm up: open the connections, fill the pools and caches.
             for client in clients {

@@ -28,6 +28,17 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+/// One client, 64 in flight, for `--profile`: a steady load for a profiler.
+func profile(_ kind: Client.Kind, url: URL, options: Options) async throws {
+    let client = Client.make(kind, url: url, connections: options.connections ?? 64)
+    try await Load.requests(client, count: 1_000, inFlight: 64)
+    progress("warmed up with 1,000 requests; measuring \(kind.argument) for \(options.profileSeconds) s")
+    let (requests, seconds) = try await Load.counted(client, inFlight: 64, duration: .seconds(options.profileSeconds))
+    try await client.shutdown()
+    let rate = MarkdownTable.grouped(Double(requests) / seconds)
+    print("\(kind.name), 64 in flight: \(rate) req/s (\(requests) requests in \(String(format: "%.1f", seconds)) s)")
+}
+
 let options: Options
 do {
     guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {
@@ -63,13 +74,8 @@ let clock = ContinuousClock()
 let began = clock.now
 do {
     if let kind = options.profile {
-        let client = Client.make(kind, url: server.url(NginxServer.smallPath), connections: options.connections ?? 64)
-        _ = try await Load.window(client, inFlight: 64, duration: .seconds(1))
-        progress("warmed up; measuring \(kind.argument) for \(options.profileSeconds) s")
-        let rate = try await Load.window(client, inFlight: 64, duration: .seconds(options.profileSeconds))
-        try await client.shutdown()
+        try await profile(kind, url: server.url(NginxServer.smallPath), options: options)
         server.stop()
-        print("\(kind.name), 64 in flight: \(MarkdownTable.grouped(rate)) req/s")
         exit(0)
     }
 
@@ -88,7 +94,10 @@ do {
     let memory = MemoryGrowthBenchmark(url: small, requests: options.memoryRequests, warmUp: options.memoryWarmUp, inFlight: 64)
     progress("memory, \(Client.Kind.sessionOverAsyncHTTPClient.name)")
     report.memory.append(try await memory.run(.sessionOverAsyncHTTPClient))
-    let throughput = ThroughputBenchmark(url: small, window: options.window, rounds: options.rounds, connections: options.connections)
+    var throughput = ThroughputBenchmark(url: small, window: options.window, rounds: options.rounds, connections: options.connections)
+    if options.split {
+        throughput.kinds.append(.transportAlone)
+    }
     for inFlight in options.inFlightLevels {
         progress("requests, \(inFlight) in flight")
         report.throughput.append(try await throughput.run(inFlight: inFlight, progress: progress))
