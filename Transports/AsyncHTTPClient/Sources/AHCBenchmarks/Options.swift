@@ -83,7 +83,7 @@ struct Options {
     var memoryWarmUp: Int { quick ? 1_000 : 5_000 }
     /// The file streamed, and how many times by each client.
     var streamSize: Int { quick ? 64 << 20 : 1 << 30 }
-    var streamRounds: Int { quick ? 1 : 3 }
+    var streamRounds: Int { quick ? 2 : 5 }
     /// What the slow reader reads, and its pace.
     var slowSize: Int { quick ? 8 << 20 : 64 << 20 }
     var slowBytesPerSecond: Int { quick ? 8 << 20 : 16 << 20 }
