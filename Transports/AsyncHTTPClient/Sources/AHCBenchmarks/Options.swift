@@ -16,10 +16,10 @@ struct Options {
     static let usage = """
         usage: AHCBenchmarks [--quick] [--split] [--connections N] [--profile CLIENT [SECONDS]]
 
-          (no option)        the full run, about two minutes: requests per second of the four
+          (no option)        the full run, about a minute: requests per second of the four
                              clients at 16 and 64 in flight, memory over 20,000 requests, 1 GiB
                              streamed, a slow reader
-          --quick            a short run for CI (about 15 seconds): every row, smaller sizes
+          --quick            a short run for CI (about 5 seconds): every row, smaller sizes
           --connections N    connections each client may open (default: one per request in flight)
           --split            the request rows also measure `AsyncHTTPClientTransport.send` alone
                              (no Session), to tell what the session adds from what the transport does

@@ -3,7 +3,7 @@ import Foundation
 // AHCBenchmarks: `Session` over AsyncHTTPClient against raw AsyncHTTPClient and URLSession, all
 // measured in one run against an nginx this run starts on 127.0.0.1.
 //
-//   swift run -c release AHCBenchmarks              the full run (about two minutes)
+//   swift run -c release AHCBenchmarks              the full run (about a minute)
 //   swift run -c release AHCBenchmarks --quick      every row, smaller (CI)
 //   swift run -c release AHCBenchmarks --profile session-ahc 20   one client, for perf record
 //   swift run -c release AHCBenchmarks --help
