@@ -11,8 +11,8 @@ import FoundationNetworking
 
 // MARK: - Client
 
-/// One of the four ways the benchmark sends its request, as one closure that sends it, reads the
-/// whole body and checks the answer.
+/// One way the benchmark sends its request (the four the issue compares, and the transport
+/// alone), as one closure that sends it, reads the whole body and checks the answer.
 ///
 /// Each client may open one connection per request in flight, so that all four see the same
 /// server: `URLSession` through `httpMaximumConnectionsPerHost`, AsyncHTTPClient through its
@@ -21,10 +21,10 @@ import FoundationNetworking
 /// what `Session` and the transport add, nothing else.
 struct Client: Sendable {
     /// Which client.
-    enum Kind: Int, CaseIterable, Sendable {
+    enum Kind: CaseIterable, Sendable {
         case rawURLSession, sessionOverURLSession, rawAsyncHTTPClient, sessionOverAsyncHTTPClient
-        /// For `--profile` only: the transport's `send` and the body collected, without
-        /// `Session`, which splits what the two add.
+        /// For `--split` and `--profile`: the transport's `send` and the body collected,
+        /// without `Session`, which splits what the two add.
         case transportAlone
 
         /// The four clients the issue compares.
