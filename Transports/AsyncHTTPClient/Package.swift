@@ -48,6 +48,8 @@ let package = Package(
                 "RequestsAsyncHTTPClient",
                 .product(name: "Requests", package: root),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
         .testTarget(
