@@ -32,28 +32,49 @@ struct JSONTreeKey: CodingKey {
     static let `super` = JSONTreeKey(stringValue: "super")
 }
 
+// MARK: - JSONTreePlace
+
+/// Where a container writes, kept small so that an unkeyed container fits an existential's
+/// inline buffer instead of a heap box.
+struct JSONTreePlace {
+    /// The container's position in the tree.
+    let container: Int32
+    /// The encoder's path length when the container was made; its path is the prefix of the
+    /// encoder's, unless `pathIndex` names a path kept by the encoder (a nested container's).
+    let depth: Int32
+    /// The path length of the encoder that made the outermost container this one is nested in:
+    /// `JSONEncoder` encodes values and makes super encoders with that path and their key,
+    /// leaving out nested containers' keys.
+    let encoderDepth: Int32
+    let pathIndex: Int32
+
+    init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey]?, encoderDepth: Int?) {
+        self.container = Int32(truncatingIfNeeded: container)
+        let depth = path?.count ?? encoder.codingPath.count
+        self.depth = Int32(truncatingIfNeeded: depth)
+        self.encoderDepth = Int32(truncatingIfNeeded: encoderDepth ?? depth)
+        pathIndex = path.map { Int32(truncatingIfNeeded: encoder.keep($0)) } ?? -1
+    }
+
+    func codingPath(in encoder: JSONTreeEncoder) -> [any CodingKey] {
+        pathIndex >= 0 ? encoder.keptPath(Int(pathIndex)) : Array(encoder.codingPath.prefix(Int(depth)))
+    }
+}
+
 // MARK: - JSONTreeKeyedContainer
 
 struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: JSONTreeEncoder
-    let container: Int
-    /// The encoder's path length when this container was made; the path itself is the prefix
-    /// of the encoder's, unless ``path`` holds it (a nested container's).
-    let depth: Int
-    let path: [any CodingKey]?
-    /// The path length of the encoder that made the outermost container this one is nested in:
-    /// `JSONEncoder` gives a super encoder that path and its key, leaving out nested containers' keys.
-    let encoderDepth: Int
+    private let place: JSONTreePlace
 
     init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey]? = nil, encoderDepth: Int? = nil) {
         self.encoder = encoder
-        self.container = container
-        self.path = path
-        depth = path?.count ?? encoder.codingPath.count
-        self.encoderDepth = encoderDepth ?? depth
+        place = JSONTreePlace(encoder: encoder, container: container, path: path, encoderDepth: encoderDepth)
     }
 
-    var codingPath: [any CodingKey] { path ?? Array(encoder.codingPath.prefix(depth)) }
+    private var container: Int { Int(place.container) }
+    private var encoderDepth: Int { Int(place.encoderDepth) }
+    var codingPath: [any CodingKey] { place.codingPath(in: encoder) }
 
     private func put(_ value: JSONTree.Value, forKey key: Key) {
         encoder.tree.append(value, key: encoder.convertedKey(key) { codingPath }, to: container)
@@ -130,22 +151,16 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
 struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
     let encoder: JSONTreeEncoder
-    let container: Int
-    let depth: Int
-    let path: [any CodingKey]?
-    /// The path length of the encoder that made the outermost container this one is nested in:
-    /// `JSONEncoder` gives a super encoder that path and its key, leaving out nested containers' keys.
-    let encoderDepth: Int
+    private let place: JSONTreePlace
 
     init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey]? = nil, encoderDepth: Int? = nil) {
         self.encoder = encoder
-        self.container = container
-        self.path = path
-        depth = path?.count ?? encoder.codingPath.count
-        self.encoderDepth = encoderDepth ?? depth
+        place = JSONTreePlace(encoder: encoder, container: container, path: path, encoderDepth: encoderDepth)
     }
 
-    var codingPath: [any CodingKey] { path ?? Array(encoder.codingPath.prefix(depth)) }
+    private var container: Int { Int(place.container) }
+    private var encoderDepth: Int { Int(place.encoderDepth) }
+    var codingPath: [any CodingKey] { place.codingPath(in: encoder) }
     var count: Int { encoder.tree.containers[container].entries.count }
 
     private func put(_ value: JSONTree.Value) {

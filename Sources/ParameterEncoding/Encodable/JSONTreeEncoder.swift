@@ -21,6 +21,8 @@ final class JSONTreeEncoder: Encoder {
     private let parentEntry: (container: Int, entry: Int)?
     /// How many values are being encoded inside the one this encoder was made for.
     private var nesting = 0
+    /// The coding paths of nested containers, which ``JSONTreePlace`` refers to by position.
+    private var keptPaths: [[any CodingKey]] = []
     /// Snake-case spellings already worked out, by key.
     private var snakeCaseKeys: [String: String] = [:]
 
@@ -75,6 +77,16 @@ final class JSONTreeEncoder: Encoder {
         }
     }
 
+    /// Keeps a nested container's path and returns its position.
+    func keep(_ path: [any CodingKey]) -> Int {
+        keptPaths.append(path)
+        return keptPaths.count - 1
+    }
+
+    func keptPath(_ index: Int) -> [any CodingKey] {
+        keptPaths.indices.contains(index) ? keptPaths[index] : codingPath
+    }
+
     // MARK: Boxing
 
     /// `value` as a tree value, with the date, data and float strategies applied. A value that
@@ -85,11 +97,14 @@ final class JSONTreeEncoder: Encoder {
         if T.self == Int.self, let integer = value as? Int { return .integer(Int64(integer)) }
         if T.self == Bool.self, let bool = value as? Bool { return .bool(bool) }
         if T.self == Double.self, let double = value as? Double { return try box(double) }
-        if let dictionary = value as? any StringKeyedEncodable { return try dictionary.boxEntries(in: self) }
-        if let date = value as? Date { return try box(date) }
-        if let data = value as? Data { return try box(data) }
-        if let url = value as? URL { return .string(url.absoluteString) }
-        if let decimal = value as? Decimal { return .numberText(decimal.description) }
+        // Types compared rather than cast: a cast costs a conformance lookup.
+        if T.self == Date.self, let date = value as? Date { return try box(date) }
+        if T.self == Data.self, let data = value as? Data { return try box(data) }
+        if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
+        if T.self == Decimal.self, let decimal = value as? Decimal { return .numberText(decimal.description) }
+        // With the keys as they are, a `[String: Value]` writes the same through its own
+        // `encode(to:)`, so only other key strategies pay for the cast.
+        if !options.keepsKeys, let dictionary = value as? any StringKeyedEncodable { return try dictionary.boxEntries(in: self) }
         return try encoding(orNothing: orNothing) { try value.encode(to: self) }
     }
 

@@ -29,6 +29,12 @@ struct JSONTreeOptions {
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
+    /// Whether keys are written as they are (`.useDefaultKeys`).
+    var keepsKeys: Bool {
+        if case .useDefaultKeys = keyEncoding { return true }
+        return false
+    }
+
     /// What NaN and the infinities become.
     enum NonConformingFloats {
         case `throw`
