@@ -106,6 +106,10 @@ struct EncodingBenchmarks {
         try add("Encodable", "JSONParameterEncoder POST nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
             ours: { consume(try jsonParameters.encode(model, into: post)) },
             baseline: { consume(try jsonEncoder.encode(model)) })
+        // The floor under any `Encoder`: the value's own `encode(to:)` with nothing kept.
+        try add("Encodable", "encode(to:) alone, nothing kept, nested 150", baseline: "JSONEncoder", bytes: 0,
+            ours: { try DiscardingEncoder().encode(model) },
+            baseline: { consume(try jsonEncoder.encode(model)) })
 
         // Scaling: cost per pair should stay flat.
         for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000]

@@ -4,7 +4,9 @@ import Foundation
 
 /// Any `Encodable` value as a JSON body, with `Content-Type: application/json; charset=utf-8`.
 ///
-/// The default encoder sorts keys, so the same value gives the same bytes in every run.
+/// The default encoder sorts keys, so the same value gives the same bytes in every run. An
+/// encoder with `.sortedKeys` is served by the package's own `Encodable` writer, which writes
+/// `JSONEncoder`'s bytes several times faster; one without is used as it is.
 ///
 /// ```swift
 /// try await session.request(url, method: .post, body: JSONBody(Login(user: "arthur", password: "42")))
@@ -41,6 +43,6 @@ public struct JSONBody: HTTPBody {
     /// - Throws: The `EncodingError` of the encoder, which names the coding path of the value
     ///   it could not encode (a NaN, say).
     public func encode() throws -> Data {
-        try encoder.encode(value)
+        try EncodableJSON.data(value, encoder: encoder)
     }
 }

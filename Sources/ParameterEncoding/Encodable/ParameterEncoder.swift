@@ -64,7 +64,11 @@ extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
 /// Encodes an `Encodable` value as a JSON body with a `JSONEncoder`, with
 /// `Content-Type: application/json` unless the request has one.
 ///
-/// Every preset sorts keys, so the same value gives the same bytes in every run.
+/// Every preset sorts keys, so the same value gives the same bytes in every run. With
+/// `.sortedKeys` (every preset has it) the body is written by the package's own `Encodable`
+/// writer, several times faster than `JSONEncoder` and byte for byte what it writes, with any
+/// date, data, key and non-conforming-float strategy; an encoder without `.sortedKeys` is used
+/// as it is.
 public struct JSONParameterEncoder: ParameterEncoder {
     /// The encoder that writes the JSON.
     public let encoder: JSONEncoder
@@ -100,7 +104,7 @@ public struct JSONParameterEncoder: ParameterEncoder {
     public func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest {
         var request = try request.asURLRequest()
         guard let parameters else { return request }
-        request.setBody(try encoder.encode(parameters), defaultContentType: "application/json")
+        request.setBody(try EncodableJSON.data(parameters, encoder: encoder), defaultContentType: "application/json")
         return request
     }
 }

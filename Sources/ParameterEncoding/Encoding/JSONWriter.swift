@@ -199,19 +199,12 @@ struct JSONWriter {
     /// A `Float` as its own shortest text (`0.1`), not its `Double` widening's.
     private mutating func writeNumber(_ float: Float) throws {
         try checkFinite(Double(float))
-        appendNumberText(float.description)
+        JSONText.appendNumber(float, to: &output)
     }
 
     private mutating func writeNumber(_ double: Double) throws {
         try checkFinite(double)
-        appendNumberText(double.description)
-    }
-
-    /// Swift's shortest round-trip text, less a trailing `.0`, as `JSONSerialization` writes it.
-    private mutating func appendNumberText(_ text: String) {
-        var text = text
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        append(text)
+        JSONText.appendNumber(double, to: &output)
     }
 
     private func checkFinite(_ double: Double) throws {
@@ -231,41 +224,10 @@ struct JSONWriter {
     }
 
     private mutating func newline(indent: Int) {
-        output.append(UInt8(ascii: "\n"))
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
+        JSONText.appendNewline(indent: indent, to: &output)
     }
 
-    /// Writes a quoted string. Runs of bytes that need no escape are copied in one go.
     private mutating func writeString(_ text: String) {
-        output.append(UInt8(ascii: "\""))
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
-        if done == nil {
-            Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0) }
-        }
-        output.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var runStart = 0
-        for index in bytes.indices {
-            let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                || (byte == UInt8(ascii: "/") && escapesSlashes) else { continue }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            runStart = index + 1
-            output.append(UInt8(ascii: "\\"))
-            switch byte {
-            case 0x08: output.append(UInt8(ascii: "b"))
-            case 0x09: output.append(UInt8(ascii: "t"))
-            case 0x0A: output.append(UInt8(ascii: "n"))
-            case 0x0C: output.append(UInt8(ascii: "f"))
-            case 0x0D: output.append(UInt8(ascii: "r"))
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
-            default:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            }
-        }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        JSONText.appendString(text, escapingSlashes: escapesSlashes, to: &output)
     }
 }

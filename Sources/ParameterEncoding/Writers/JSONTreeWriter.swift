@@ -1,0 +1,150 @@
+// MARK: - JSONTreeWriter
+
+/// Writes a ``JSONTree`` as the bytes `JSONEncoder` writes with `.sortedKeys`: object keys in
+/// UTF-8 byte order (canonically equal keys written once, with their first spelling and last
+/// value, as `JSONEncoder`'s dictionary keeps them), the escaping and numbers of ``JSONText``,
+/// and its pretty-printed layout.
+///
+/// The walk is iterative, so a deep tree uses no more thread stack than a flat one.
+struct JSONTreeWriter {
+    private let tree: JSONTree
+    private let prettyPrinted: Bool
+    private let escapingSlashes: Bool
+    /// The JSON written so far.
+    private(set) var output: [UInt8] = []
+
+    /// An open container: its position in the tree, the order of its entries and the next one.
+    private struct Frame {
+        let container: Int
+        /// Entry positions: the key's and the value's, which differ for a repeated key.
+        let order: [(key: Int, value: Int)]
+        var next = 0
+    }
+
+    init(tree: JSONTree, prettyPrinted: Bool, escapingSlashes: Bool) {
+        self.tree = tree
+        self.prettyPrinted = prettyPrinted
+        self.escapingSlashes = escapingSlashes
+        output.reserveCapacity(1_024)
+    }
+
+    /// Writes `root` and everything in it.
+    mutating func write(_ root: JSONTree.Value) {
+        var stack: [Frame] = []
+        if let frame = open(root) { stack.append(frame) }
+        while let top = stack.indices.last {
+            let frame = stack[top]
+            guard frame.next < frame.order.count else {
+                stack.removeLast()
+                close(frame, depth: stack.count)
+                continue
+            }
+            stack[top].next += 1
+            if frame.next > 0 { output.append(UInt8(ascii: ",")) }
+            if prettyPrinted { JSONText.appendNewline(indent: stack.count, to: &output) }
+            let container = tree.containers[frame.container]
+            let (keyIndex, valueIndex) = frame.order[frame.next]
+            if container.isObject {
+                JSONText.appendString(container.entries[keyIndex].key, escapingSlashes: escapingSlashes, to: &output)
+                if prettyPrinted {
+                    output.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: " ")])
+                } else {
+                    output.append(UInt8(ascii: ":"))
+                }
+            }
+            if let nested = open(container.entries[valueIndex].value) { stack.append(nested) }
+        }
+    }
+
+    /// Writes a scalar, or opens a container and returns its frame.
+    private mutating func open(_ value: JSONTree.Value) -> Frame? {
+        switch value {
+        case .null: output.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
+        case .string(let string): JSONText.appendString(string, escapingSlashes: escapingSlashes, to: &output)
+        case .integer(let integer): DecimalDigits.append(integer, to: &output)
+        case .unsigned(let unsigned): DecimalDigits.append(unsigned, to: &output)
+        case .double(let double): JSONText.appendNumber(double, to: &output)
+        case .float(let float): JSONText.appendNumber(float, to: &output)
+        case .numberText(let text): output.append(contentsOf: text.utf8)
+        case .container(let index):
+            let container = tree.containers[index]
+            output.append(container.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+            let order = container.isObject ? Self.writingOrder(container.entries) : container.entries.indices.map { ($0, $0) }
+            return Frame(container: index, order: order)
+        }
+        return nil
+    }
+
+    private mutating func close(_ frame: Frame, depth: Int) {
+        let isObject = tree.containers[frame.container].isObject
+        if prettyPrinted {
+            // `JSONEncoder` writes an empty container as an empty line, as `JSONSerialization` does.
+            if frame.order.isEmpty { output.append(UInt8(ascii: "\n")) }
+            JSONText.appendNewline(indent: depth, to: &output)
+        }
+        output.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+    }
+
+    // MARK: Key order
+
+    /// The entries to write, in key order, one per distinct key: for a key given more than once,
+    /// its first spelling (`key`) and its last value (`value`).
+    static func writingOrder(_ entries: [JSONTree.Entry]) -> [(key: Int, value: Int)] {
+        guard entries.count > 1 else { return entries.indices.map { ($0, $0) } }
+        var isASCII = true
+        let sorted: [Int] = entries.withUnsafeBufferPointer { entries in
+            withUnsafeTemporaryAllocation(of: KeyOrder.Prefix.self, capacity: entries.count) { prefixes in
+                for index in entries.indices {
+                    var prefix = KeyOrder.Prefix(index: index)
+                    var position = 0
+                    for byte in entries[index].key.utf8 {
+                        if byte >= 0x80 { isASCII = false }
+                        prefix.add(byte, at: position)
+                        position += 1
+                    }
+                    prefixes.initializeElement(at: index, to: prefix)
+                }
+                // Equal keys stay in encoding order.
+                KeyOrder.sort(prefixes) { lhs, rhs in
+                    let left = entries[lhs].key.utf8
+                    let right = entries[rhs].key.utf8
+                    if left.elementsEqual(right) { return lhs < rhs }
+                    return left.lexicographicallyPrecedes(right)
+                }
+                return prefixes.map(\.index)
+            }
+        }
+        return isASCII ? droppingRepeatedKeys(sorted, entries) : droppingEquivalentKeys(sorted, entries)
+    }
+
+    /// Byte-equal keys are next to each other, in encoding order: the last of each run is written.
+    private static func droppingRepeatedKeys(_ sorted: [Int], _ entries: [JSONTree.Entry]) -> [(key: Int, value: Int)] {
+        var order: [(key: Int, value: Int)] = []
+        order.reserveCapacity(sorted.count)
+        for position in sorted.indices {
+            let index = sorted[position]
+            if position + 1 < sorted.count, entries[sorted[position + 1]].key.utf8.elementsEqual(entries[index].key.utf8) {
+                continue
+            }
+            order.append((index, index))
+        }
+        return order
+    }
+
+    /// Keys that are canonically equal (`"é"` and `"e\u{301}"`) are one key to `JSONEncoder`'s
+    /// dictionary: the first spelling stays, in its place in the order, and the last value wins.
+    private static func droppingEquivalentKeys(_ sorted: [Int], _ entries: [JSONTree.Entry]) -> [(key: Int, value: Int)] {
+        var firstOfKey: [String: Int] = [:]
+        var lastOfKey: [String: Int] = [:]
+        for index in entries.indices {
+            if firstOfKey[entries[index].key] == nil { firstOfKey[entries[index].key] = index }
+            lastOfKey[entries[index].key] = index
+        }
+        return sorted.compactMap { index in
+            let key = entries[index].key
+            guard firstOfKey[key] == index, let last = lastOfKey[key] else { return nil }
+            return (index, last)
+        }
+    }
+}
