@@ -16,8 +16,8 @@ Endpoints:
   /echo     {"method", "path", "httpVersion", "contentType", "body"} with the body parsed as JSON
             (or null when empty), application/json
   /connections
-            {"open": [the client ports of the open connections, sorted]}, this one's included;
-            a connection leaves the list once the server has closed its socket
+            {"open": [the client ports of the connections whose socket is open, sorted]}, this
+            one's included
 """
 
 import argparse
@@ -31,20 +31,27 @@ from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.config import Config
 from hypercorn.utils import wrap_app
 
-OPEN_PORTS = set()
+# The connections hypercorn serves, by client port. Hypercorn may keep serving a connection
+# (its idle timer, say) after the socket is gone; /connections reports the sockets still open.
+CONNECTIONS = {}
 
 
 class TrackedTCPServer(TCPServer):
-    """Hypercorn's connection, noted in OPEN_PORTS from its start until its socket is closed."""
+    """Hypercorn's connection, noted in CONNECTIONS while it is served."""
 
     async def run(self):
         peer = self.writer.get_extra_info("peername")
         port = peer[1] if peer else None
-        OPEN_PORTS.add(port)
+        CONNECTIONS[port] = self.writer
         try:
             await super().run()
         finally:
-            OPEN_PORTS.discard(port)
+            CONNECTIONS.pop(port, None)
+
+
+def open_ports():
+    return sorted(port for port, writer in CONNECTIONS.items()
+                  if port is not None and not writer.transport.is_closing())
 
 
 # worker_serve makes each connection's TCPServer by this name.
@@ -81,7 +88,7 @@ async def app(scope, receive, send):
         }, sort_keys=True).encode()
     elif scope["path"] == "/connections":
         status, content_type = 200, b"application/json"
-        body = json.dumps({"open": sorted(port for port in OPEN_PORTS if port is not None)}).encode()
+        body = json.dumps({"open": open_ports()}).encode()
     else:
         status, content_type, body = 404, b"text/plain", b"not found"
     await send({
