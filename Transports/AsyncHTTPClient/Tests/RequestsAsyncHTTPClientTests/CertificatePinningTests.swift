@@ -115,6 +115,34 @@ struct CertificatePinningTests {
         #expect(!(error.underlyingError is PinningError))
     }
 
+    /// A connection refused by its pin is closed at once, not left open beside the pool (which
+    /// never took it): the server sees each one go. The servers are this test's own, the HTTP/2
+    /// one with a keep-alive long enough that it would not close a forgotten connection itself.
+    @Test(arguments: [TLSServer.Kind.trusted, .http2(keepAlive: 600)])
+    func aConnectionRefusedByItsPinIsClosed(kind: TLSServer.Kind) async throws {
+        let certificates = try await TLSCertificates.shared.value
+        let server = try await TLSServer.start(kind, certificates: certificates)
+        defer { server.stop() }
+        try await withSession(try await pinning(["127.0.0.1": [Self.wrongPin]])) { session in
+            for _ in 0..<3 {
+                let error = try await #require(throws: RequestError.self) {
+                    try await session.request(server.url("/hello"))
+                }
+                #expect(error.transportErrorKind == .tls)
+            }
+        }
+        // Asked through localhost, which no pin names, on a connection of its own.
+        var open: [Int] = []
+        let closed = try await withSession(try certificates.trustingTestCA()) { session in
+            try await eventually(within: .seconds(30)) {
+                let response = try await session.request(server.url("/connections", host: "localhost"))
+                open = try response.decode(OpenConnections.self).open
+                return open.count == 1
+            }
+        }
+        #expect(closed, "connections still open at the server, the asking one's included: \(open)")
+    }
+
     // MARK: Helpers
 
     /// The test CA trusted, and these pins.
@@ -132,4 +160,10 @@ struct CertificatePinningTests {
             }
         }
     }
+}
+
+/// The answer of the servers' `/connections`.
+struct OpenConnections: Decodable {
+    /// The client ports of the open connections, the asking one's included.
+    let open: [Int]
 }
