@@ -164,6 +164,7 @@ struct CertificatePinningTests {
 
 /// The answer of the servers' `/connections`.
 struct OpenConnections: Decodable {
-    /// The client ports of the open connections, the asking one's included.
+    /// The open connections, the asking one's included: their client ports (`tls_server.py`) or
+    /// their numbers (`h2_server.py`).
     let open: [Int]
 }

@@ -9,19 +9,20 @@ that started it. A connection with no request in flight for --keep-alive seconds
 is closed by the server, without a GOAWAY first: the next request finds its pooled connection
 gone.
 
-Every response carries "x-client-port: <the client's port>", which tells connections apart.
+Every response carries "x-connection: <n>", the number of its connection (from 1, never reused).
 
 Endpoints:
   /hello    "hello over HTTP/<version>", text/plain
-  /echo     {"method", "path", "httpVersion", "contentType", "body"} with the body parsed as JSON
-            (or null when empty), application/json
+  /echo     {"method", "path", "query", "httpVersion", "contentType", "body"} with the raw query
+            (or "") and the body parsed as JSON (or null when empty), application/json
   /connections
-            {"open": [the client ports of the connections whose socket is open, sorted]}, this
-            one's included
+            {"open": [the numbers of the connections whose socket is open, sorted]}, this one's
+            included
 """
 
 import argparse
 import asyncio
+import itertools
 import json
 import sys
 
@@ -31,27 +32,34 @@ from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.config import Config
 from hypercorn.utils import wrap_app
 
-# The connections hypercorn serves, by client port. Hypercorn may keep serving a connection
-# (its idle timer, say) after the socket is gone; /connections reports the sockets still open.
+# The connections hypercorn serves: number -> (client port, writer). Numbers count from 1 and are
+# never reused, unlike ports. Hypercorn may go on serving a connection (its idle timer, say) after
+# the socket is gone; /connections reports the ones whose socket is still open.
 CONNECTIONS = {}
+NUMBERS = itertools.count(1)
 
 
 class TrackedTCPServer(TCPServer):
     """Hypercorn's connection, noted in CONNECTIONS while it is served."""
 
     async def run(self):
+        number = next(NUMBERS)
         peer = self.writer.get_extra_info("peername")
-        port = peer[1] if peer else None
-        CONNECTIONS[port] = self.writer
+        CONNECTIONS[number] = (peer[1] if peer else None, self.writer)
         try:
             await super().run()
         finally:
-            CONNECTIONS.pop(port, None)
+            del CONNECTIONS[number]
 
 
-def open_ports():
-    return sorted(port for port, writer in CONNECTIONS.items()
-                  if port is not None and not writer.transport.is_closing())
+def open_connections():
+    return sorted(number for number, (_, writer) in CONNECTIONS.items() if not writer.transport.is_closing())
+
+
+def connection_of(client):
+    """The number of the open connection from this (host, port)."""
+    return next((number for number, (port, writer) in CONNECTIONS.items()
+                 if port == client[1] and not writer.transport.is_closing()), 0)
 
 
 # worker_serve makes each connection's TCPServer by this name.
@@ -82,13 +90,14 @@ async def app(scope, receive, send):
         body = json.dumps({
             "method": scope["method"],
             "path": scope["path"],
+            "query": scope["query_string"].decode(),
             "httpVersion": scope["http_version"],
             "contentType": headers.get("content-type"),
             "body": json.loads(raw) if raw else None,
         }, sort_keys=True).encode()
     elif scope["path"] == "/connections":
         status, content_type = 200, b"application/json"
-        body = json.dumps({"open": open_ports()}).encode()
+        body = json.dumps({"open": open_connections()}).encode()
     else:
         status, content_type, body = 404, b"text/plain", b"not found"
     await send({
@@ -97,7 +106,7 @@ async def app(scope, receive, send):
         "headers": [
             (b"content-type", content_type),
             (b"content-length", str(len(body)).encode()),
-            (b"x-client-port", str(scope["client"][1]).encode()),
+            (b"x-connection", str(connection_of(scope["client"])).encode()),
         ],
     })
     await send({"type": "http.response.body", "body": body})

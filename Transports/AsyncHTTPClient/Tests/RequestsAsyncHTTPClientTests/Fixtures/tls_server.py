@@ -13,8 +13,8 @@ Every response carries "X-Client-Port: <the client's port>", which tells connect
 
 Endpoints:
   /hello          "hello over TLS", text/plain
-  /echo           {"method", "path", "contentType", "body"} with the body parsed as JSON (or
-                  null when empty), application/json
+  /echo           {"method", "path", "query", "contentType", "body"} with the raw query (or
+                  "") and the body parsed as JSON (or null when empty), application/json
   /echo-client    {"subject": <the client certificate's subject CN, or null>}
   /connections    {"open": [the client ports of the connections open after their handshake,
                   sorted]}, this one's included
@@ -48,13 +48,14 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
         if path == "/hello":
             self.answer(200, b"hello over TLS", "text/plain")
         elif path == "/echo":
             self.answer_json({
                 "method": self.command,
-                "path": self.path,
+                "path": path,
+                "query": query,
                 "contentType": self.headers.get("Content-Type"),
                 "body": json.loads(raw) if raw else None,
             })
