@@ -7,9 +7,10 @@ import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 import Requests
-import RequestsAsyncHTTPClient
 import Testing
 import TransportContract
+
+@testable import RequestsAsyncHTTPClient
 
 #if canImport(Glibc)
 import Glibc
@@ -73,6 +74,22 @@ import FoundationNetworking
         #expect(type(of: beneath) == type(of: row.error))
         #expect("\(beneath)" == "\(row.error)")
         #expect(TransportError.kind(of: classified) == row.kind)
+    }
+
+    /// AsyncHTTPClient's `cancelled` of a request nobody stopped: the pool ended it because the
+    /// connection it was handed is closing (`HTTP2Tests` meets it when requests meet the server's
+    /// idle close).
+    @Test func theEnginesCancelledOfARequestNotStoppedIsALostConnection() throws {
+        let classified = AsyncHTTPClientTransport.classify(HTTPClientError.cancelled, stopped: false)
+        let error = try #require(classified as? TransportError)
+        #expect(error.kind == .connectionLost)
+        #expect(error.detail == "the connection closed under the request")
+        #expect(error.underlyingError as? HTTPClientError == .cancelled)
+    }
+
+    @Test func theEnginesCancelledOfAStoppedRequestIsCancelled() throws {
+        let classified = AsyncHTTPClientTransport.classify(HTTPClientError.cancelled, stopped: true)
+        #expect(try #require(classified as? TransportError).kind == .cancelled)
     }
 
     @Test func cancellationStaysCancellation() {
