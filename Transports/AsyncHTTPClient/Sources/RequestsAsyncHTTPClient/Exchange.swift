@@ -91,16 +91,25 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         }
     }
 
-    /// Sends the request, once more when it failed before its head on a connection that the
-    /// server closed while it was idle in the pool, and sending it again is safe.
+    /// How many times a request that failed before its head on a connection that was idle in the
+    /// pool is sent again: before the pool has heard that such a connection closed, it may hand
+    /// the same connection to the request sent again.
+    static let resends = 2
+
+    /// Sends the request, and again (at most ``resends`` times) when it failed before its head on
+    /// a connection that the server closed while it was idle in the pool, and sending it again is
+    /// safe.
     private func execute() async throws -> HTTPClientResponse {
         let deadline = NIODeadline.now() + .hours(24 * 7)
         let connectionsBefore = client.connections.value
-        do {
-            return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
-        } catch where mayResend(after: error, connectionsBefore: connectionsBefore) {
-            progress.restart()
-            return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+        var resent = 0
+        while true {
+            do {
+                return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+            } catch where resent < Self.resends && mayResend(after: error, connectionsBefore: connectionsBefore) {
+                resent += 1
+                progress.restart()
+            }
         }
     }
 
