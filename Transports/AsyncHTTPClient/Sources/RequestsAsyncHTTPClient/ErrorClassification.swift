@@ -92,8 +92,13 @@ extension AsyncHTTPClientTransport {
             }
         case let error as NIOSSLError:
             if case .uncleanShutdown = error { return (.connectionLost, "the server closed TLS without a close_notify") }
-            return (.tls, "the TLS handshake failed")
-        case is BoringSSLError, is NIOSSLExtraError, is PinningError:
+            return (.tls, tlsReason(error) ?? "the TLS handshake failed")
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            // NIOSSL's own words name no host for an IP address ("Couldn't find <none>").
+            return (.tls, "the server's certificate is not for this host")
+        case is BoringSSLError, is NIOSSLExtraError:
+            return (.tls, tlsReason(error) ?? "")
+        case is PinningError:
             return (.tls, "")
         case let error as NIOHTTPDecompression.DecompressionError:
             if error == .limit { return (.other, "the decompressed body passed the decompression limit") }
@@ -106,6 +111,24 @@ extension AsyncHTTPClientTransport {
         default:
             return (.other, "")
         }
+    }
+
+    /// Words for the TLS failures a caller can act on, which BoringSSL names only in its error
+    /// text: an untrusted server certificate, and a client certificate the server wants or refuses
+    /// (the alerts the server sends).
+    private static func tlsReason(_ error: any Error) -> String? {
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "the server's certificate was not accepted: not issued by a trusted root (tls.trustRoots), expired, or not yet valid"
+        }
+        if text.contains("TLSV1_ALERT_CERTIFICATE_REQUIRED") {
+            return "the server requires a client certificate (tls.certificateChain and tls.privateKey)"
+        }
+        let refusals = ["TLSV1_ALERT_UNKNOWN_CA", "SSLV3_ALERT_BAD_CERTIFICATE", "SSLV3_ALERT_CERTIFICATE_UNKNOWN", "TLSV1_ALERT_ACCESS_DENIED"]
+        if refusals.contains(where: text.contains) {
+            return "the server refused the client certificate"
+        }
+        return nil
     }
 
     private static func kind(of error: HTTPClientError) -> (TransportError.Kind, String) {

@@ -33,6 +33,7 @@ struct ClientCertificateTests {
         }
         print("no client certificate:", error)
         #expect(error.transportErrorKind == .tls)
+        #expect(error.description.contains("the server requires a client certificate"))
         #expect(try await eventually(within: .seconds(30)) { server.standardError.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE") },
                 "server's standard error: \(server.standardError)")
     }
@@ -49,6 +50,7 @@ struct ClientCertificateTests {
         }
         print("client certificate from another CA:", error)
         #expect(error.transportErrorKind == .tls)
+        #expect(error.description.contains("the server refused the client certificate"))
         #expect(try await eventually(within: .seconds(30)) { server.standardError.contains("CERTIFICATE_VERIFY_FAILED") },
                 "server's standard error: \(server.standardError)")
     }

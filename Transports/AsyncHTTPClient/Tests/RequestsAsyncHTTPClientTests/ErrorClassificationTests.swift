@@ -55,6 +55,8 @@ import FoundationNetworking
         Row(error: HTTPClientError.cancelled, kind: .cancelled, words: "the engine cancelled the request"),
         Row(error: NIOSSLError.handshakeFailed(.sslError([])), kind: .tls, words: "the TLS handshake failed"),
         Row(error: NIOSSLError.uncleanShutdown, kind: .connectionLost),
+        // NIOSSL's own words name no host when it checked an IP address ("Couldn't find <none>").
+        Row(error: NIOSSLExtraError.failedToValidateHostname, kind: .tls, words: "the server's certificate is not for this host"),
         Row(error: NIOHTTPDecompression.DecompressionError.limit, kind: .other, words: "the decompressed body passed the decompression limit"),
         Row(error: NIOHTTPDecompression.DecompressionError.inflationError(-3), kind: .other, words: "the body could not be decompressed"),
         Row(error: HTTPParserError.invalidEOFState, kind: .connectionLost, words: "the connection closed before the response was complete"),

@@ -37,7 +37,7 @@ struct TLSTrustTests {
         print("untrusted:", error)
         #expect(error.transportErrorKind == .tls)
         #expect(error.code == .transportFailed)
-        #expect(error.description.contains(server.url("/hello")))
+        #expect(error.description.contains("for GET \(server.url("/hello")): the server's certificate was not accepted"))
     }
 
     @Test func anExpiredCertificateIsRefused() async throws {
@@ -46,7 +46,9 @@ struct TLSTrustTests {
         let error = try await failure(of: server.url("/hello"), configuration: try certificates.trustingTestCA())
         print("expired:", error)
         #expect(error.transportErrorKind == .tls)
-        #expect(error.description.contains(server.url("/hello")))
+        // BoringSSL reports an expired certificate as it does an untrusted one (NIOSSL does not
+        // pass on the verifier's reason), so the words are the same.
+        #expect(error.description.contains("for GET \(server.url("/hello")): the server's certificate was not accepted"))
     }
 
     @Test(arguments: ["127.0.0.1", "localhost"])
@@ -56,7 +58,7 @@ struct TLSTrustTests {
         let error = try await failure(of: server.url("/hello", host: host), configuration: try certificates.trustingTestCA())
         print("wrong host (\(host)):", error)
         #expect(error.transportErrorKind == .tls)
-        #expect(error.description.contains(server.url("/hello", host: host)))
+        #expect(error.description.contains("for GET \(server.url("/hello", host: host)): the server's certificate is not for this host"))
     }
 
     /// The error of a GET that must fail, from a session made for it.
