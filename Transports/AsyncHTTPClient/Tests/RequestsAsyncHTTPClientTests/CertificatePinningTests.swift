@@ -161,10 +161,3 @@ struct CertificatePinningTests {
         }
     }
 }
-
-/// The answer of the servers' `/connections`.
-struct OpenConnections: Decodable {
-    /// The open connections, the asking one's included: their client ports (`tls_server.py`) or
-    /// their numbers (`h2_server.py`).
-    let open: [Int]
-}

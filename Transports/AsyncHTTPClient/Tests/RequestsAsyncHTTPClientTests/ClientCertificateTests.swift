@@ -63,9 +63,3 @@ struct ClientCertificateTests {
         return configuration
     }
 }
-
-/// The answer of `tls_server.py`'s `/echo-client`.
-struct ClientSubject: Decodable {
-    /// The client certificate's subject CN, or `nil` when none was presented.
-    let subject: String?
-}

@@ -120,21 +120,3 @@ struct HTTP2Tests {
         try await TLSCertificates.shared.value.trustingTestCA()
     }
 }
-
-// MARK: - TLSEcho
-
-/// The answer of the TLS servers' `/echo` (the loopback server's is `Echo`).
-struct TLSEcho<Body: Decodable>: Decodable {
-    let method: String
-    let path: String
-    let query: String
-    /// `2` or `1.1`; only `h2_server.py` says.
-    let httpVersion: String?
-    let contentType: String?
-    let body: Body?
-}
-
-/// A JSON body `{"index": n}`.
-struct IndexBody: Decodable {
-    let index: Int
-}

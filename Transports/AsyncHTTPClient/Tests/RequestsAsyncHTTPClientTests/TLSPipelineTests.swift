@@ -56,12 +56,3 @@ struct TLSPipelineTests {
         try await TLSCertificates.shared.value.trustingTestCA()
     }
 }
-
-/// A JSON object sent and echoed.
-struct Person: Codable, Equatable, Sendable {
-    let name: String
-    let tags: [String]
-}
-
-/// A body that is never there.
-struct Empty: Decodable {}

@@ -62,7 +62,11 @@ def connection_of(client):
                  if port == client[1] and not writer.transport.is_closing()), 0)
 
 
-# worker_serve makes each connection's TCPServer by this name.
+# worker_serve makes each connection's TCPServer by this name (hypercorn 0.18); a hypercorn that
+# does not would leave /connections empty, so this server refuses to start under it.
+if getattr(hypercorn.asyncio.run, "TCPServer", None) is not TCPServer:
+    sys.exit("h2_server.py: this hypercorn does not make its connections with "
+             "hypercorn.asyncio.run.TCPServer, so /connections cannot track them")
 hypercorn.asyncio.run.TCPServer = TrackedTCPServer
 
 
