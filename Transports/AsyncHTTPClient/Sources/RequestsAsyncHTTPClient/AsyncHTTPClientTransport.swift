@@ -88,7 +88,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
             throw TransportError(.other, detail: "the request has no URL with a host")
         }
         let client = configuration.pins.pattern(for: host).flatMap { pinnedClients[$0] } ?? self.client
-        let exchange = Exchange(client: client, request: request, decompression: configuration.decompression)
+        let exchange = Exchange(client: client, request: request, decompression: configuration.decompression, shutDown: state)
         // Weakly: the exchange keeps the request, and so this handle.
         request.handle.onCancel { [weak exchange] in exchange?.cancel() }
         exchange.start()
@@ -142,5 +142,12 @@ final class LockedFlag: @unchecked Sendable {
         if value { return false }
         value = true
         return true
+    }
+
+    /// Whether the flag is set.
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }

@@ -111,22 +111,40 @@ struct PinVerifier: Sendable {
     let pattern: String
     let pins: Set<String>
 
+    /// Checks a new connection; on failure, closes it.
+    ///
+    /// - Parameter channel: The connection, its TLS handshake done.
+    /// - Returns: A future that fails with ``PinningError`` when the key is not a pin.
     func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
         // On the channel's event loop, where its pipeline and handlers may be read.
         channel.eventLoop.submit {
-            guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLHandler.self) else {
-                throw PinningError("\(pattern) is pinned, but the connection has no TLS: pinned hosts are reached over https only")
-            }
-            guard let certificate = handler.peerCertificate else {
-                throw PinningError("\(pattern) is pinned, but the server presented no certificate")
-            }
-            let presented = try CertificatePins.pin(of: certificate)
-            guard pins.contains(presented) else {
-                throw PinningError(
-                    "the certificate of \(pattern) matched none of its pins (tried \(pins.sorted().joined(separator: ", "))); "
-                        + "the server's key is \(presented)"
-                )
-            }
+            try check(channel)
+        }.flatMapErrorThrowing { error in
+            // AsyncHTTPClient fails the requests that waited for a connection its debug
+            // initializer refused, but never closes the channel, which the pool did not take:
+            // left open, it would stay connected to the server until the server hung up. It is
+            // closed on the next turn of its event loop (the pool's, for this connection), once
+            // the pool has heard of the failure: told of the close first, the pool would take it
+            // for a connection it still counts as starting.
+            channel.eventLoop.execute { channel.close(promise: nil) }
+            throw error
+        }
+    }
+
+    /// The check itself, on the channel's event loop.
+    private func check(_ channel: any Channel) throws {
+        guard let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLHandler.self) else {
+            throw PinningError("\(pattern) is pinned, but the connection has no TLS: pinned hosts are reached over https only")
+        }
+        guard let certificate = handler.peerCertificate else {
+            throw PinningError("\(pattern) is pinned, but the server presented no certificate")
+        }
+        let presented = try CertificatePins.pin(of: certificate)
+        guard pins.contains(presented) else {
+            throw PinningError(
+                "the certificate of \(pattern) matched none of its pins (tried \(pins.sorted().joined(separator: ", "))); "
+                    + "the server's key is \(presented)"
+            )
         }
     }
 }

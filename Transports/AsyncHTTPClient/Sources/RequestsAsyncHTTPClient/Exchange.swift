@@ -27,6 +27,8 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     private let request: TransportRequest
     private let acceptEncoding: String?
     private let progress: UploadProgress
+    /// The transport's shutdown flag: set, the engine's `cancelled` is the shutdown's.
+    private let shutDown: LockedFlag
 
     private let lock = NSLock()
     private var task: Task<Void, Never>?
@@ -38,9 +40,15 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     private var demand: CheckedContinuation<Void, Never>?
     private var cancelled = false
 
-    init(client: PooledClient, request: TransportRequest, decompression: AsyncHTTPClientTransport.Configuration.Decompression) {
+    init(
+        client: PooledClient,
+        request: TransportRequest,
+        decompression: AsyncHTTPClientTransport.Configuration.Decompression,
+        shutDown: LockedFlag
+    ) {
         self.client = client
         self.request = request
+        self.shutDown = shutDown
         if case .enabled = decompression {
             acceptEncoding = AsyncHTTPClientTransport.Configuration.acceptEncoding
         } else {
@@ -64,7 +72,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         do {
             response = try await execute()
         } catch {
-            deliver(head: .failure(AsyncHTTPClientTransport.classify(error)))
+            deliver(head: .failure(AsyncHTTPClientTransport.classify(error, stopped: isStopped)))
             return
         }
         progress.finish()
@@ -79,20 +87,29 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
             }
             finish(nil)
         } catch {
-            finish(AsyncHTTPClientTransport.classify(error))
+            finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
         }
     }
 
-    /// Sends the request, once more when it failed before its head on a connection that the
-    /// server closed while it was idle in the pool, and sending it again is safe.
+    /// How many times a request that failed before its head on a connection that was idle in the
+    /// pool is sent again: before the pool has heard that such a connection closed, it may hand
+    /// the same connection to the request sent again.
+    static let resends = 2
+
+    /// Sends the request, and again (at most ``resends`` times) when it failed before its head on
+    /// a connection that the server closed while it was idle in the pool, and sending it again is
+    /// safe.
     private func execute() async throws -> HTTPClientResponse {
         let deadline = NIODeadline.now() + .hours(24 * 7)
         let connectionsBefore = client.connections.value
-        do {
-            return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
-        } catch where mayResend(after: error, connectionsBefore: connectionsBefore) {
-            progress.restart()
-            return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+        var resent = 0
+        while true {
+            do {
+                return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
+            } catch where resent < Self.resends && mayResend(after: error, connectionsBefore: connectionsBefore) {
+                resent += 1
+                progress.restart()
+            }
         }
     }
 
@@ -104,13 +121,19 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     /// policy judges it (the transport contract: a transport retries nothing else). A body that
     /// cannot be read twice is never sent again.
     private func mayResend(after error: any Error, connectionsBefore: Int) -> Bool {
-        guard request.body.isReplayable, !locked({ cancelled }), !Task.isCancelled else { return false }
+        guard request.body.isReplayable, !isStopped else { return false }
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
         let idempotent: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
         return idempotent.contains(request.method.rawValue)
-            && AsyncHTTPClientTransport.kindAndDetail(of: error).0 == .connectionLost
+            && TransportError.kind(of: AsyncHTTPClientTransport.classify(error, stopped: false)) == .connectionLost
             && client.connections.value == connectionsBefore
+    }
+
+    /// Whether the request was stopped on purpose: ``cancel()`` called, the task cancelled, or
+    /// the transport shut down. Then the engine's `cancelled` is that, not a lost connection.
+    private var isStopped: Bool {
+        locked { cancelled } || Task.isCancelled || shutDown.isSet
     }
 
     // MARK: Head

@@ -7,9 +7,10 @@ import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 import Requests
-import RequestsAsyncHTTPClient
 import Testing
 import TransportContract
+
+@testable import RequestsAsyncHTTPClient
 
 #if canImport(Glibc)
 import Glibc
@@ -54,6 +55,8 @@ import FoundationNetworking
         Row(error: HTTPClientError.cancelled, kind: .cancelled, words: "the engine cancelled the request"),
         Row(error: NIOSSLError.handshakeFailed(.sslError([])), kind: .tls, words: "the TLS handshake failed"),
         Row(error: NIOSSLError.uncleanShutdown, kind: .connectionLost),
+        // NIOSSL's own words name no host when it checked an IP address ("Couldn't find <none>").
+        Row(error: NIOSSLExtraError.failedToValidateHostname, kind: .tls, words: "the server's certificate is not for this host"),
         Row(error: NIOHTTPDecompression.DecompressionError.limit, kind: .other, words: "the decompressed body passed the decompression limit"),
         Row(error: NIOHTTPDecompression.DecompressionError.inflationError(-3), kind: .other, words: "the body could not be decompressed"),
         Row(error: HTTPParserError.invalidEOFState, kind: .connectionLost, words: "the connection closed before the response was complete"),
@@ -73,6 +76,22 @@ import FoundationNetworking
         #expect(type(of: beneath) == type(of: row.error))
         #expect("\(beneath)" == "\(row.error)")
         #expect(TransportError.kind(of: classified) == row.kind)
+    }
+
+    /// AsyncHTTPClient's `cancelled` of a request nobody stopped: the pool ended it because the
+    /// connection it was handed is closing (`HTTP2Tests` meets it when requests meet the server's
+    /// idle close).
+    @Test func theEnginesCancelledOfARequestNotStoppedIsALostConnection() throws {
+        let classified = AsyncHTTPClientTransport.classify(HTTPClientError.cancelled, stopped: false)
+        let error = try #require(classified as? TransportError)
+        #expect(error.kind == .connectionLost)
+        #expect(error.detail == "the connection closed under the request")
+        #expect(error.underlyingError as? HTTPClientError == .cancelled)
+    }
+
+    @Test func theEnginesCancelledOfAStoppedRequestIsCancelled() throws {
+        let classified = AsyncHTTPClientTransport.classify(HTTPClientError.cancelled, stopped: true)
+        #expect(try #require(classified as? TransportError).kind == .cancelled)
     }
 
     @Test func cancellationStaysCancellation() {
