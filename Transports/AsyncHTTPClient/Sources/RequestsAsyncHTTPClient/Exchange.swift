@@ -180,7 +180,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         case .stop:
             return false
         case .deliver(let waiting):
-            waiting.resume(returning: Data(buffer: buffer, byteTransferStrategy: .automatic))
+            waiting.resume(returning: Data(buffer: buffer, byteTransferStrategy: .noCopy))
             return true
         case .kept:
             await withCheckedContinuation { continuation in
@@ -219,7 +219,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
                     if !chunks.isEmpty {
                         let chunk = chunks.removeFirst()
                         defer { demand = nil }
-                        return .answer(.success(Data(buffer: chunk, byteTransferStrategy: .automatic)), demand)
+                        return .answer(.success(Data(buffer: chunk, byteTransferStrategy: .noCopy)), demand)
                     }
                     if let end {
                         return .answer(end.map { .failure($0) } ?? .success(nil), nil)
