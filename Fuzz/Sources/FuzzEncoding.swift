@@ -159,6 +159,59 @@ func fuzzJSON(_ input: FuzzInput) {
         fail("JSONSerialization cannot read \(String(decoding: data, as: UTF8.self))")
     }
     guard Tree(parsed: parsed) == tree else { fail("\(String(decoding: data, as: UTF8.self)) reads back as \(parsed), not \(tree)") }
+
+    // The same tree as an `Encodable` value: the fast writer behind `JSONParameterEncoder` must
+    // write Foundation's `JSONEncoder`'s bytes, with the same options.
+    let preset = JSONParameterEncoder.default
+    let foundation: Data
+    do {
+        foundation = try preset.encoder.encode(tree)
+    } catch {
+        fail("JSONEncoder threw \(error) for \(tree)")
+    }
+    guard let url = URL(string: "https://example.com/") else { fail("no URL") }
+    let ours: Data?
+    do {
+        ours = try preset.encode(tree, into: URLRequest(url: url, method: .post)).httpBody
+    } catch {
+        fail("JSONParameterEncoder threw \(error) for \(tree)")
+    }
+    guard ours == foundation else {
+        fail("JSONParameterEncoder wrote \(String(decoding: ours ?? Data(), as: UTF8.self)), JSONEncoder \(String(decoding: foundation, as: UTF8.self))")
+    }
+}
+
+/// The tree as an `Encodable` value, each case through the container JSON gives it.
+extension Tree: Encodable {
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .string(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .number(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .array(let values):
+            var container = encoder.unkeyedContainer()
+            for value in values { try container.encode(value) }
+        case .object(let members):
+            var container = encoder.container(keyedBy: Key.self)
+            for (key, value) in members { try container.encode(value, forKey: Key(stringValue: key)) }
+        }
+    }
 }
 
 // MARK: - plist
