@@ -213,3 +213,31 @@ func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         throw ContractViolation(message())
     }
 }
+
+// MARK: - withShutdown
+
+/// Runs `body` with `transport` and shuts the transport down afterwards, whether `body` returned
+/// or threw, for tests that make a transport of their own.
+///
+/// ```swift
+/// let status = try await withShutdown(MyTransport()) { transport in
+///     try await Session(transport: transport).request(url).statusCode
+/// }
+/// ```
+///
+/// - Parameters:
+///   - transport: The transport.
+///   - body: What to do with it.
+/// - Returns: What `body` returned.
+/// - Throws: What `body` threw (the shutdown's error is then dropped), or the shutdown's error.
+public func withShutdown<T: Transport, Value>(_ transport: T, _ body: (T) async throws -> Value) async throws -> Value {
+    let value: Value
+    do {
+        value = try await body(transport)
+    } catch {
+        try? await transport.shutdown()
+        throw error
+    }
+    try await transport.shutdown()
+    return value
+}

@@ -71,20 +71,14 @@ enum JSONFormatter {
                 output += ": "
                 index += 1
             case UInt8(ascii: "\""):
-                var end = index + 1
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
-                }
-                let token = String(decoding: bytes[index...min(end, bytes.count - 1)], as: UTF8.self)
+                let (token, next) = stringToken(bytes, at: index)
                 output += expectingKey ? style.key(token) : style.string(token)
                 expectingKey = false
-                index = end + 1
+                index = next
             default:
-                var end = index
-                while end < bytes.count, !",:]} \n\r\t".utf8.contains(bytes[end]) { end += 1 }
-                let token = String(decoding: bytes[index..<end], as: UTF8.self)
-                output += ["true", "false", "null"].contains(token) ? style.literal(token) : style.number(token)
-                index = end
+                let (token, next) = scalarToken(bytes, at: index, style: style)
+                output += token
+                index = next
             }
         }
         return output
@@ -100,14 +94,10 @@ enum JSONFormatter {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                var end = index + 1
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
-                }
-                let token = String(decoding: bytes[index...min(end, bytes.count - 1)], as: UTF8.self)
+                let (token, next) = stringToken(bytes, at: index)
                 output += expectingKey ? style.key(token) : style.string(token)
                 expectingKey = false
-                index = end + 1
+                index = next
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: ":"),
                  UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
                 if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { stack.append(byte) }
@@ -116,13 +106,29 @@ enum JSONFormatter {
                 output.append(Character(Unicode.Scalar(byte)))
                 index += 1
             default:
-                var end = index
-                while end < bytes.count, !",:]} \n\r\t".utf8.contains(bytes[end]) { end += 1 }
-                let token = String(decoding: bytes[index..<end], as: UTF8.self)
-                output += ["true", "false", "null"].contains(token) ? style.literal(token) : style.number(token)
-                index = end
+                let (token, next) = scalarToken(bytes, at: index, style: style)
+                output += token
+                index = next
             }
         }
         return output
+    }
+
+    /// The string token that starts at `index` (its quotes included, up to the end of the text
+    /// when it is not closed), and the index after it.
+    private static func stringToken(_ bytes: [UInt8], at index: Int) -> (token: String, next: Int) {
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return (String(decoding: bytes[index...min(end, bytes.count - 1)], as: UTF8.self), end + 1)
+    }
+
+    /// The number or literal that starts at `index`, coloured, and the index after it.
+    private static func scalarToken(_ bytes: [UInt8], at index: Int, style: Style) -> (token: String, next: Int) {
+        var end = index
+        while end < bytes.count, !",:]} \n\r\t".utf8.contains(bytes[end]) { end += 1 }
+        let token = String(decoding: bytes[index..<end], as: UTF8.self)
+        return (["true", "false", "null"].contains(token) ? style.literal(token) : style.number(token), end)
     }
 }

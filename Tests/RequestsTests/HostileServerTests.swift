@@ -146,14 +146,5 @@ struct URLSessionHeaderFlood {
 /// Runs `body` with a `URLSessionTransport` of its own, shut down afterwards whether `body`
 /// returned or threw.
 private func withURLSessionTransport<T>(_ body: (URLSessionTransport) async throws -> T) async throws -> T {
-    let transport = URLSessionTransport()
-    let value: T
-    do {
-        value = try await body(transport)
-    } catch {
-        try? await transport.shutdown()
-        throw error
-    }
-    try await transport.shutdown()
-    return value
+    try await withShutdown(URLSessionTransport(), body)
 }

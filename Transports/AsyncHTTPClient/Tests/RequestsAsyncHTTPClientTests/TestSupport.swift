@@ -38,16 +38,7 @@ func withTransport<T>(
     _ configuration: AsyncHTTPClientTransport.Configuration = AsyncHTTPClientTransport.Configuration(),
     _ body: (AsyncHTTPClientTransport) async throws -> T
 ) async throws -> T {
-    let transport = AsyncHTTPClientTransport(configuration: configuration)
-    let value: T
-    do {
-        value = try await body(transport)
-    } catch {
-        try? await transport.shutdown()
-        throw error
-    }
-    try await transport.shutdown()
-    return value
+    try await withShutdown(AsyncHTTPClientTransport(configuration: configuration), body)
 }
 
 /// Sends a request on the transport alone, without a session, and reads the whole body.

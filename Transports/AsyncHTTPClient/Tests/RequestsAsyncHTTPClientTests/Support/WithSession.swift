@@ -1,11 +1,12 @@
 import Foundation
 import Requests
 import RequestsAsyncHTTPClient
+import TransportContract
 
 // MARK: - withSession
 
-/// Runs `body` with a session over a new ``AsyncHTTPClientTransport``, then shuts the session
-/// (and so the transport and its clients) down, whether `body` threw or not: AsyncHTTPClient
+/// Runs `body` with a session over a new ``AsyncHTTPClientTransport``, then shuts the
+/// transport (and so its clients) down, whether `body` threw or not: AsyncHTTPClient
 /// traps in debug builds when a running client is dropped.
 ///
 /// - Parameters:
@@ -17,14 +18,8 @@ func withSession<T>(
     _ configuration: AsyncHTTPClientTransport.Configuration,
     _ body: (Session) async throws -> T
 ) async throws -> T {
-    let session = Session(transport: AsyncHTTPClientTransport(configuration: configuration))
-    let result: T
-    do {
-        result = try await body(session)
-    } catch {
-        try? await session.shutdown()
-        throw error
+    // Shutting the transport down is what the session's shutdown does.
+    try await withShutdown(AsyncHTTPClientTransport(configuration: configuration)) { transport in
+        try await body(Session(transport: transport))
     }
-    try await session.shutdown()
-    return result
 }
