@@ -26,9 +26,12 @@ let package = Package(
         ),
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
         .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "hostile_server.py"]),
-        .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture"]),
-        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture", "TransportContract"]),
-        .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture"]),
+        // Where the tests run: a trait that puts computing suites behind the timing-sensitive ones
+        // and threads off the cooperative pool (it imports Testing, so no product links it).
+        .target(name: "TestScheduling", path: "Tests/Scheduling"),
+        .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture", "TestScheduling"]),
+        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling"]),
+        .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture", "TestScheduling"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -139,56 +139,6 @@ public struct TransportContract: Sendable {
     }
 }
 
-// MARK: - LatenessProbe
-
-/// Watches how late the runtime is beside a timed step, for bounds that survive a loaded machine.
-///
-/// A task sleeps 10 ms at a time, from the moment the probe is made, and keeps the worst lateness
-/// it saw until ``stop()``: a stall anywhere in the step shows, which a single sleep of the step's
-/// length misses when the stall begins after it woke. On a loaded machine the runtime itself is
-/// that late, which no transport can beat, so a bound is `limit + 2 × lateness` (one more hop
-/// after the library's own wake-up).
-///
-/// ```swift
-/// let probe = LatenessProbe()
-/// let start = ContinuousClock.now
-/// _ = try? await session.request(url, timeout: .seconds(1))
-/// #expect(ContinuousClock.now - start < .seconds(1.5) + await probe.stop() * 2)
-/// ```
-public final class LatenessProbe: Sendable {
-    private let task: Task<Duration, Never>
-
-    /// Starts watching.
-    public init() {
-        // The first target is set now, so that a task that starts late counts as late.
-        let first = ContinuousClock.now + .milliseconds(10)
-        task = Task {
-            var worst = Duration.zero
-            var target = first
-            while !Task.isCancelled {
-                try? await Task.sleep(until: target, clock: .continuous)
-                let now = ContinuousClock.now
-                worst = max(worst, now - target)
-                target = now + .milliseconds(10)
-            }
-            return max(worst, ContinuousClock.now - target)
-        }
-    }
-
-    /// Ends the watch.
-    ///
-    /// - Returns: The worst lateness seen.
-    public func stop() async -> Duration {
-        task.cancel()
-        return await task.value
-    }
-
-    /// The worst lateness seen, ending the watch.
-    public var value: Duration {
-        get async { await stop() }
-    }
-}
-
 // MARK: - ContractViolation
 
 /// What a transport did that the contract does not allow.

@@ -1,10 +1,11 @@
 import Foundation
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
 /// The `Encodable` → JSON writer against Foundation's `JSONEncoder`, on seeded random values
 /// under every option it takes: the same bytes, or an error of the same kind at the same path.
-@Suite struct EncodableJSONDifferentialTests {
+@Suite(.backgroundPriority) struct EncodableJSONDifferentialTests {
     struct CustomError: Error, Equatable {
         let what: String
     }

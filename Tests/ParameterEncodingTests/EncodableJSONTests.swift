@@ -2,11 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
 /// Which `JSONEncoder`s the fast `Encodable` writer serves, and what it writes for them.
-@Suite struct EncodableJSONTests {
+@Suite(.backgroundPriority) struct EncodableJSONTests {
     struct Login: Encodable, Sendable {
         var userName = "arthur/dent"
         var signedUpAt = Date(timeIntervalSince1970: 0)

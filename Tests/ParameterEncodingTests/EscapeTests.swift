@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct EscapeTests {
+@Suite(.backgroundPriority) struct EscapeTests {
     static let unreservedAndQuery = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?".utf8)
 
     @Test func everyASCIICharacterFollowsRFC3986() {

@@ -2,12 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
 /// How `URLEncodedFormEncoder` treats what an `Encodable` implementation asks of it: optionals,
 /// errors of the caller's own closures, containers shared under one key, `superEncoder`.
-@Suite struct FormTreeEncoderTests {
+@Suite(.backgroundPriority) struct FormTreeEncoderTests {
     // MARK: Errors of the caller's closures
 
     @Test func aCustomDateStrategysErrorReachesTheCallerUnchanged() throws {

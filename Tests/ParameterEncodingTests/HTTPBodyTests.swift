@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct HTTPBodyTests {
+@Suite(.backgroundPriority) struct HTTPBodyTests {
     let post = (try? URLRequest(url: "https://example.com/upload", method: .post)) ?? URLRequest(url: URL(fileURLWithPath: "/"))
 
     func text(_ body: some HTTPBody) throws -> String {

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct HTTPHeadersTests {
+@Suite(.backgroundPriority) struct HTTPHeadersTests {
     @Test func keepsOrderAndLooksUpNamesIgnoringCase() {
         var headers: HTTPHeaders = ["Accept": "application/json", "X-Trace": "1"]
         headers.add(.authorization(bearerToken: "token"))

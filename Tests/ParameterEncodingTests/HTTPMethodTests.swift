@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct HTTPMethodTests {
+@Suite(.backgroundPriority) struct HTTPMethodTests {
     @Test func constantsAreTheirTokens() {
         let methods: [HTTPMethod] = [.connect, .delete, .get, .head, .options, .patch, .post, .put, .query, .trace]
         #expect(methods.map(\.rawValue) == ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY", "TRACE"])

@@ -3,13 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import ParameterEncoding
+import TestScheduling
 import Testing
 
 /// Hostile input for every public entry point of the module: NaN and infinity, nesting 1,000 and
 /// 100,000 deep, a million pairs, every code point U+0000–U+00FF and lone surrogates, and a
 /// multipart file that changes while it is read. Each gets a thrown error that says what and
 /// where, or output that reads back whole.
-@Suite struct HostileInputTests {
+@Suite(.backgroundPriority) struct HostileInputTests {
     static let request = URLRequest(url: URL(fileURLWithPath: "/").deletingLastPathComponent())
 
     /// Every code point from U+0000 to U+00FF, NUL, CR and LF included.

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
-@Suite struct JSONEncodingTests {
+@Suite(.backgroundPriority) struct JSONEncodingTests {
     let post = (try? URLRequest(url: "https://example.com", method: .post)) ?? URLRequest(url: URL(fileURLWithPath: "/"))
 
     func decoded(_ request: URLRequest) throws -> NSObject? {

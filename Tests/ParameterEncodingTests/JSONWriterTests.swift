@@ -1,9 +1,11 @@
 import Foundation
+import LoopbackFixture
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
 /// The direct JSON writer, checked value by value and against `JSONSerialization`.
-@Suite struct JSONWriterTests {
+@Suite(.backgroundPriority) struct JSONWriterTests {
     func text(_ value: any Sendable, _ options: JSONSerialization.WritingOptions = []) throws -> String {
         String(decoding: try JSONEncoding(options: options).data(for: value), as: UTF8.self)
     }
@@ -158,7 +160,7 @@ import Testing
 
     /// Python's `json` module reads every tree as the same value it reads from Foundation's
     /// output, and every double as exactly the double written, bit for bit.
-    @Test func pythonReadsTheSameValues() throws {
+    @Test func pythonReadsTheSameValues() async throws {
         var generator = SplitMix64(seed: 0x0150_2028)
         var trees = ""
         for _ in 0..<2_000 {
@@ -183,28 +185,20 @@ import Testing
                     bad.append(text)
             print(len(bad), bad[:1])
             """
-        let output = try runPython(script, input: trees + "=\n" + doubles)
+        let output = try await runPython(script, input: trees + "=\n" + doubles)
         #expect(output.hasPrefix("0 "), "python3 disagreed: \(output)")
     }
 
-    private func runPython(_ script: String, input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        // Feed stdin from another thread: the pipe holds only 64 KiB.
-        let writer = Thread { [stdin] in
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        writer.start()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
+    /// Runs `script` with `input` on its standard input (from a file: it is larger than a pipe
+    /// holds), waiting off the cooperative pool.
+    private func runPython(_ script: String, input: String) async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("json-writer-\(UUID().uuidString).txt")
+        try Data(input.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", script], input: .file(file)
+        )
+        return String(decoding: output.stdout, as: UTF8.self)
     }
 }
 

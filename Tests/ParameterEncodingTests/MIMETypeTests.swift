@@ -1,8 +1,9 @@
 import ParameterEncoding
+import TestScheduling
 import Testing
 
 /// `MIMEType`: file name extensions to types and back.
-@Suite struct MIMETypeTests {
+@Suite(.backgroundPriority) struct MIMETypeTests {
     @Test(arguments: [
         ("photo.JPG", "image/jpeg"), ("/x/data.json", "application/json"), ("notes.txt", "text/plain"),
         ("archive.tar.gz", "application/gzip"), ("noextension", "application/octet-stream"),

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
-@Suite struct MultipartFormBodyTests {
+@Suite(.backgroundPriority) struct MultipartFormBodyTests {
     /// A temporary directory per test, removed by the caller.
     func temporaryFile(_ name: String, _ contents: Data) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-tests-\(UUID().uuidString)")

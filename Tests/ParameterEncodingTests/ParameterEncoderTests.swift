@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct ParameterEncoderTests {
+@Suite(.backgroundPriority) struct ParameterEncoderTests {
     struct Login: Encodable {
         let user: String
         let password: String
@@ -83,7 +84,7 @@ import ParameterEncoding
 
 // MARK: - Presets
 
-@Suite struct ParameterEncoderPresetTests {
+@Suite(.backgroundPriority) struct ParameterEncoderPresetTests {
     struct Login: Encodable { let user: String; let scopes: [String] }
 
     let url = URL(string: "https://example.com/login") ?? URL(fileURLWithPath: "/")

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct ParameterEncodingErrorQuestionsTests {
+@Suite(.backgroundPriority) struct ParameterEncodingErrorQuestionsTests {
     typealias Code = ParameterEncodingError.Code
 
     /// Every code and the one question (or, for JSON, the questions) that answer yes to it.

@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct ParameterEncodingErrorTests {
+@Suite(.backgroundPriority) struct ParameterEncodingErrorTests {
     @Test func codesHaveNames() {
         let codes: [ParameterEncodingError.Code] = [.missingURL, .invalidURL, .invalidJSONValue, .invalidJSONText, .invalidPropertyListValue,
                                                     .nestingTooDeep, .serializationFailed, .invalidHeader, .invalidMethod]

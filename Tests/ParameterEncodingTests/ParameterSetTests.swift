@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct ParameterSetTests {
+@Suite(.backgroundPriority) struct ParameterSetTests {
     let url = URL(string: "https://example.com/users?v=1#top") ?? URL(fileURLWithPath: "/")
 
     func text(_ data: Data?) -> String? { data.map { String(decoding: $0, as: UTF8.self) } }

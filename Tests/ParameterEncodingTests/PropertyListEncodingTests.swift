@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct PropertyListEncodingTests {
+@Suite(.backgroundPriority) struct PropertyListEncodingTests {
     let post = (try? URLRequest(url: "https://example.com", method: .put)) ?? URLRequest(url: URL(fileURLWithPath: "/"))
 
     static let parameters: Parameters = [

@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
 /// The XML and binary property-list writers, checked against `PropertyListSerialization`.
-@Suite struct PropertyListWriterTests {
+@Suite(.backgroundPriority) struct PropertyListWriterTests {
     func read(_ data: Data) throws -> Any {
         try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     }

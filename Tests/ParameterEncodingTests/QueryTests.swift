@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct QueryTests {
+@Suite(.backgroundPriority) struct QueryTests {
     let encoding = URLEncoding.default
 
     // MARK: DESIGN.md examples

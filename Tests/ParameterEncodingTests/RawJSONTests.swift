@@ -1,10 +1,11 @@
 import Foundation
+import TestScheduling
 import Testing
 import ParameterEncoding
 
 /// `RawJSON`: checked once, copied verbatim by the JSON writer, read as the value it spells by the
 /// query and property-list writers.
-@Suite struct RawJSONTests {
+@Suite(.backgroundPriority) struct RawJSONTests {
     private func json(_ value: any Sendable, _ options: JSONSerialization.WritingOptions = []) throws -> String {
         String(decoding: try JSONEncoding(options: options).data(for: value), as: UTF8.self)
     }

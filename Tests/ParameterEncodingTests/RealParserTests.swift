@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackFixture
 import ParameterEncoding
+import TestScheduling
 import Testing
 
 /// `query(_:)` output read back by the parsers servers really use: PHP's `parse_str` and Ruby
@@ -9,7 +10,7 @@ import Testing
 ///
 /// `.ci/run` installs `php-cli`, `ruby` and `ruby-rack` and sets `REQUESTS_REAL_PARSERS=required`,
 /// so there a missing parser fails the test; elsewhere a missing parser skips it.
-@Suite struct RealParserTests {
+@Suite(.backgroundPriority) struct RealParserTests {
     static let seed: UInt64 = 0x5EED_2026
     static let count = 1000
 

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct URLConvertibleTests {
+@Suite(.backgroundPriority) struct URLConvertibleTests {
     @Test func stringsURLsAndComponentsConvert() throws {
         #expect(try "https://example.com/a?b=1".asURL().absoluteString == "https://example.com/a?b=1")
         let url = try #require(URL(string: "https://example.com"))

@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct URLEncodedFormEncoderStrategiesTests {
+@Suite(.backgroundPriority) struct URLEncodedFormEncoderStrategiesTests {
     // MARK: Keys
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import TestScheduling
 import Testing
 @testable import ParameterEncoding
 
@@ -77,7 +78,7 @@ indirect enum Tree: Encodable {
     }
 }
 
-@Suite struct URLEncodedFormEncoderTests {
+@Suite(.backgroundPriority) struct URLEncodedFormEncoderTests {
     @Test(arguments: [URLEncoding.ArrayEncoding.brackets, .noBrackets, .indexInBrackets, .custom { "\($0).\($1)" }])
     func writesTheSameBytesAsURLEncoding(arrayEncoding: URLEncoding.ArrayEncoding) throws {
         for boolEncoding in [URLEncoding.BoolEncoding.numeric, .literal] {

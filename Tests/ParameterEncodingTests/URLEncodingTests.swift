@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct URLEncodingTests {
+@Suite(.backgroundPriority) struct URLEncodingTests {
     func request(_ url: String, method: HTTPMethod = .get) throws -> URLRequest {
         try URLRequest(url: url, method: method)
     }

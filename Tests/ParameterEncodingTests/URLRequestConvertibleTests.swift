@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 import ParameterEncoding
 
-@Suite struct URLRequestConvertibleTests {
+@Suite(.backgroundPriority) struct URLRequestConvertibleTests {
     let url = URL(string: "https://example.com/") ?? URL(fileURLWithPath: "/")
 
     @Test func assigningHeadersReplacesEveryHeaderTheRequestHad() throws {

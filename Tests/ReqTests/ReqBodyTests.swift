@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// Whole bodies (`--raw`, `@path`) and httpie's nested-JSON rules: top-level arrays, indexes,
 /// appends, and the command line's key order.
-@Suite struct ReqBodyTests {
+@Suite(.backgroundPriority) struct ReqBodyTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

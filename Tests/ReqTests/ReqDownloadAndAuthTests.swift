@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `--download` to standard output when it is piped, download names from `Content-Type`;
 /// `--auth-type`, `--session` keeping `--auth`, and the TLS options refused with a reason.
-@Suite struct ReqDownloadAndAuthTests {
+@Suite(.backgroundPriority) struct ReqDownloadAndAuthTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// Exit statuses with httpie's numbers, and `--help` saying which is which.
-@Suite struct ReqExitStatusTests {
+@Suite(.backgroundPriority) struct ReqExitStatusTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

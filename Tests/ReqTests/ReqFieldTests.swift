@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// Fields are sent as typed: a repeated name keeps every value in order, and raw JSON
 /// (`name:=json`) keeps its text.
-@Suite struct ReqFieldTests {
+@Suite(.backgroundPriority) struct ReqFieldTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// Headers (`Header:` removes, `Header;` sends empty, `--json` alone) and file fields
 /// (`;type=`, `--multipart`, refused without `--form`).
-@Suite struct ReqHeaderAndFileTests {
+@Suite(.backgroundPriority) struct ReqHeaderAndFileTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

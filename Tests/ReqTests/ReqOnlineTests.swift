@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `req` against the loopback server: every item kind and flag.
-@Suite struct ReqOnlineTests {
+@Suite(.backgroundPriority) struct ReqOnlineTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

@@ -1,9 +1,10 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `--output FILE` without `--download`: the output goes to the file instead of standard output,
 /// exactly as a pipe would receive it.
-@Suite struct ReqOutputFileTests {
+@Suite(.backgroundPriority) struct ReqOutputFileTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

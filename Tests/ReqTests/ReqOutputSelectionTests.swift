@@ -2,11 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 
 /// httpie's output selection and formatting: `-h`, `-b`, `-p`, `-v`, `--all`, `--pretty`,
 /// `--style`, `--sorted`/`--unsorted`, and the body byte for byte when not on a terminal.
-@Suite struct ReqOutputSelectionTests {
+@Suite(.backgroundPriority) struct ReqOutputSelectionTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

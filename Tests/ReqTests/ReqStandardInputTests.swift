@@ -1,10 +1,11 @@
 import Foundation
 import LoopbackFixture
+import TestScheduling
 import Testing
 
 /// Standard input as the request body, as httpie takes it: read from a pipe or a regular file,
 /// never from `/dev/null` or a terminal, and never beside request data items.
-@Suite struct ReqStandardInputTests {
+@Suite(.backgroundPriority) struct ReqStandardInputTests {
     private func url(_ path: String) throws -> String {
         "127.0.0.1:\(try server().port)\(path)"
     }

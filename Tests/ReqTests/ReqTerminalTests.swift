@@ -1,10 +1,11 @@
 import Foundation
 import LoopbackFixture
+import TestScheduling
 import Testing
 
 /// `req` under a pseudo-terminal (Python's `pty`), where it colours its output and draws a
 /// progress bar, against the same run piped, where it does neither.
-@Suite struct ReqTerminalTests {
+@Suite(.backgroundPriority) struct ReqTerminalTests {
     /// Runs `req` with its stdout and stderr on one pseudo-terminal; returns what it wrote there.
     private func underTerminal(_ arguments: [String], environment: [String: String] = [:], in directory: URL) async throws -> String {
         let script = """

@@ -1,8 +1,9 @@
 import Foundation
+import TestScheduling
 import Testing
 
 /// `req --offline`: the exact request, byte for byte.
-@Suite struct ReqOfflineTests {
+@Suite(.backgroundPriority) struct ReqOfflineTests {
     @Test func getWithANestedQuery() async throws {
         let run = try await req(["--offline", "--query", "example.org/search", "filter[lang]=swift", "tags[]=a", "tags[]=b", "page:=2", "q==x"])
         #expect(run.status == 0)

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestScheduling
 import Testing
 @testable import Requests
 
@@ -28,7 +29,7 @@ private struct UploadDigest: Decodable {
         let answer = try await upload.response().validate().decode(UploadDigest.self)
         #expect(answer.method == "POST")
         #expect(answer.size == bytes.count)
-        #expect(answer.sha256 == (try await offThePool { try sha256Hex(of: file) }))
+        #expect(answer.sha256 == (try await onThread { try sha256Hex(of: file) }))
         let values = await progress
         #expect(values.last == UploadProgress(bytesSent: Int64(bytes.count), totalBytes: Int64(bytes.count)))
         #expect(values.allSatisfy { $0.totalBytes == Int64(bytes.count) })
@@ -44,7 +45,7 @@ private struct UploadDigest: Decodable {
         let answer = try await upload.response().validate().decode(UploadDigest.self)
         #expect(answer.method == "PUT")
         #expect(answer.size == bytes.count)
-        #expect(answer.sha256 == (try await offThePool { try sha256Hex(of: reference) }))
+        #expect(answer.sha256 == (try await onThread { try sha256Hex(of: reference) }))
         let values = await progress
         #expect(values.last == UploadProgress(bytesSent: Int64(bytes.count), totalBytes: Int64(bytes.count)))
     }

@@ -86,49 +86,6 @@ enum QueryOracle {
     }
 }
 
-/// Runs `body` on a thread with the given stack size and returns its result, to show deep
-/// inputs stay within the stacks of threads other than the main one.
-///
-/// With `lowPriority`, the thread yields the CPU to everything else, so that seconds of work (in
-/// a debug build) do not delay the timing-sensitive tests that run in parallel on this 2-core
-/// machine.
-func onThread<T: Sendable>(
-    stackSize: Int,
-    lowPriority: Bool = false,
-    _ body: @escaping @Sendable () throws -> T
-) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            if lowPriority {
-                lowerCurrentThreadPriority()
-            }
-            continuation.resume(with: Result { try body() })
-        }
-        thread.stackSize = stackSize
-        if lowPriority {
-            thread.qualityOfService = .background
-        }
-        thread.start()
-    }
-}
-
-/// Runs seconds of checking (the differential tests) on an idle-priority thread with a large
-/// stack, so that it does not delay the timing-sensitive tests running in parallel.
-func inBackground<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await onThread(stackSize: 8 << 20, lowPriority: true, body)
-}
-
-/// Gives the calling thread the lowest scheduling priority: Linux's `SCHED_IDLE` policy, which
-/// runs it only when nothing else wants the CPU. Elsewhere the thread's quality of service does it.
-private func lowerCurrentThreadPriority() {
-    #if canImport(Glibc)
-    var parameters = sched_param()
-    parameters.sched_priority = 0
-    let schedIdle: Int32 = 5  // SCHED_IDLE in <sched.h>, which Swift does not see without _GNU_SOURCE
-    _ = pthread_setschedparam(pthread_self(), schedIdle, &parameters)
-    #endif
-}
-
 /// Compares what a serializer read back with the tree that was written.
 enum ReadBack {
     /// Whether `read` is `expected`: same structure, strings, dates and data, integers of the

@@ -96,16 +96,6 @@ func failingIfHung<Value: Sendable>(
     }
 }
 
-/// Runs blocking work (a child process, say) on a thread of its own, so that it holds none of
-/// the two cooperative threads the rest of the parallel suite needs.
-func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result { try work() })
-        }.start()
-    }
-}
-
 /// An operation ran past the time a test allowed it.
 struct Hung: Error, CustomStringConvertible {
     let limit: Duration
