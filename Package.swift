@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "ParameterEncoding", targets: ["ParameterEncoding"]),
         .library(name: "Requests", targets: ["Requests"]),
+        // Stub and HAR record/replay transports, for the tests of code that uses Requests.
+        .library(name: "RequestsTesting", targets: ["RequestsTesting"]),
         .executable(name: "req", targets: ["req"]),
         // The behaviour every Transport owes the pipeline, as checks against the loopback server:
         // for transports in other packages (Transports/AsyncHTTPClient) and for this one's tests.
@@ -16,6 +18,7 @@ let package = Package(
     targets: [
         .target(name: "ParameterEncoding"),
         .target(name: "Requests", dependencies: ["ParameterEncoding"]),
+        .target(name: "RequestsTesting", dependencies: ["Requests"]),
         .target(name: "TransportContract", dependencies: ["Requests"]),
         // `req`, an httpie-style command line on the public Requests API.
         .executableTarget(name: "req", dependencies: ["Requests"]),
@@ -30,7 +33,8 @@ let package = Package(
         // and threads off the cooperative pool (it imports Testing, so no product links it).
         .target(name: "TestScheduling", path: "Tests/Scheduling"),
         .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture", "TestScheduling"]),
-        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling"]),
+        .testTarget(name: "RequestsTests", dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling", "RequestsTesting"]),
+        .testTarget(name: "RequestsTestingTests", dependencies: ["RequestsTesting", "Requests", "LoopbackFixture", "TestScheduling"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture", "TestScheduling"]),
     ],
     swiftLanguageModes: [.v6]

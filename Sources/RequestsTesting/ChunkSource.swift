@@ -1,0 +1,76 @@
+import Foundation
+import Requests
+
+// MARK: - ChunkSource
+
+/// A streamed body from memory: chunks pulled one at a time, `interval` apart, that stops at once
+/// when cancelled (also in the middle of a wait).
+final class ChunkSource: ResponseBodySource {
+    private struct State {
+        var index = 0
+        var cancelled = false
+        var sleeper: Task<Void, any Error>?
+    }
+
+    private let chunks: [Data]
+    private let interval: Duration
+    private let failure: (any Error)?
+    private let state = Locked(State())
+
+    init(_ chunks: [Data], interval: Duration, failure: (any Error)?) {
+        self.chunks = chunks
+        self.interval = interval
+        self.failure = failure
+    }
+
+    func next() async throws -> Data? {
+        let (index, sleeper) = try state.withLock { state -> (Int, Task<Void, any Error>?) in
+            if state.cancelled { throw CancellationError() }
+            guard state.index > 0, (state.index < chunks.count), (interval > .zero) else { return (state.index, nil) }
+            let sleeper = Task { [interval] in try await Task.sleep(for: interval) }
+            state.sleeper = sleeper
+            return (state.index, sleeper)
+        }
+        if let sleeper {
+            try await withTaskCancellationHandler {
+                try await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
+            }
+        }
+        return try state.withLock { state in
+            state.sleeper = nil
+            if state.cancelled { throw CancellationError() }
+            guard index < chunks.count else {
+                if let failure { throw failure }
+                return nil
+            }
+            state.index = index + 1
+            return chunks[index]
+        }
+    }
+
+    func cancel() {
+        let sleeper = state.withLock { state in
+            state.cancelled = true
+            return state.sleeper
+        }
+        sleeper?.cancel()
+    }
+}
+
+// MARK: - Waiting for a head
+
+/// Sleeps `delay`, ending early with `CancellationError` when the calling task or `handle` is
+/// cancelled (a timeout of the session's).
+func sleep(_ delay: Duration, unlessCancelled handle: TransferHandle) async throws {
+    guard delay > .zero else { return }
+    let sleeper = Task { try await Task.sleep(for: delay) }
+    handle.onCancel { sleeper.cancel() }
+    try await withTaskCancellationHandler {
+        try await sleeper.value
+    } onCancel: {
+        sleeper.cancel()
+    }
+    if handle.isCancelled { throw CancellationError() }
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+// MARK: - HAR
+
+/// An HTTP Archive (HAR 1.2): the format browser developer tools, Charles and Proxyman open.
+///
+/// ``RecordingTransport`` writes one; ``ReplayTransport`` serves one back. Only the fields this
+/// package writes and reads are modelled; unknown fields of a file from elsewhere are ignored.
+/// Fields of this package's own start with `_`, as the format allows.
+public struct HAR: Codable, Sendable, Equatable {
+    /// The archive's one top-level object.
+    public var log: Log
+
+    /// An archive of entries.
+    ///
+    /// - Parameter entries: The exchanges, in the order they started.
+    public init(entries: [Entry] = []) {
+        log = Log(entries: entries)
+    }
+
+    /// Reads an archive from a file.
+    ///
+    /// - Parameter url: The `.har` file.
+    /// - Throws: The read error, or a `DecodingError` naming the field that is missing or wrong.
+    public init(contentsOf url: URL) throws {
+        self = try JSONDecoder().decode(HAR.self, from: Data(contentsOf: url))
+    }
+
+    /// The archive as JSON: keys sorted and indented, so that the same traffic gives the same
+    /// bytes and a diff reads well.
+    ///
+    /// - Returns: The JSON.
+    /// - Throws: An `EncodingError` (not expected for an archive of valid values).
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// The archive's top-level object.
+    public struct Log: Codable, Sendable, Equatable {
+        /// The format version, `1.2`.
+        public var version = "1.2"
+        /// The program that wrote the archive.
+        public var creator = Creator(name: "swift-requests RequestsTesting", version: "1")
+        /// The exchanges, in the order they started.
+        public var entries: [Entry]
+    }
+
+    /// The program that wrote an archive.
+    public struct Creator: Codable, Sendable, Equatable {
+        /// Its name.
+        public var name: String
+        /// Its version.
+        public var version: String
+    }
+
+    /// One exchange: a request, its response, and how long each part took.
+    public struct Entry: Codable, Sendable, Equatable {
+        /// When the request started, in ISO 8601 with milliseconds.
+        public var startedDateTime: String
+        /// The whole exchange, in milliseconds.
+        public var time: Double
+        /// The request.
+        public var request: Request
+        /// The response; status 0 with ``Response/error`` when the exchange failed before one.
+        public var response: Response
+        /// Caching details; always empty here.
+        public var cache: [String: String] = [:]
+        /// How long each part took.
+        public var timings: Timings
+    }
+
+    /// A request as sent.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The method.
+        public var method: String
+        /// The absolute URL.
+        public var url: String
+        /// The protocol version, such as `HTTP/1.1`.
+        public var httpVersion: String
+        /// The cookies sent; empty here (the `Cookie` header is in ``headers``).
+        public var cookies: [NameValue] = []
+        /// The headers, in the order sent.
+        public var headers: [NameValue]
+        /// The query items of the URL.
+        public var queryString: [NameValue]
+        /// The body, when there was one.
+        public var postData: PostData?
+        /// The size of the head; -1, not known here.
+        public var headersSize = -1
+        /// The size of the body in bytes.
+        public var bodySize: Int
+    }
+
+    /// A request body.
+    public struct PostData: Codable, Sendable, Equatable {
+        /// The body's `Content-Type`.
+        public var mimeType: String
+        /// The body: its text, or Base64 when ``encoding`` says so.
+        public var text: String
+        /// `base64` for a body that is not UTF-8 text (this package's own field).
+        public var encoding: String?
+
+        enum CodingKeys: String, CodingKey {
+            case mimeType, text
+            case encoding = "_encoding"
+        }
+    }
+
+    /// A response as received.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The status code; 0 when the exchange failed before a response.
+        public var status: Int
+        /// The reason phrase for the status.
+        public var statusText: String
+        /// The protocol version, such as `HTTP/1.1`.
+        public var httpVersion: String
+        /// The cookies set; empty here (`Set-Cookie` is in ``headers``).
+        public var cookies: [NameValue] = []
+        /// The headers.
+        public var headers: [NameValue]
+        /// The body.
+        public var content: Content
+        /// The `Location` of a redirect, or empty.
+        public var redirectURL: String
+        /// The size of the head; -1, not known here.
+        public var headersSize = -1
+        /// The size of the body as received, in bytes.
+        public var bodySize: Int
+        /// Why the exchange failed, for status 0 (this package's own field).
+        public var error: String?
+        /// The transport-error kind of that failure, such as `connectionLost` (this package's own field).
+        public var errorKind: String?
+
+        enum CodingKeys: String, CodingKey {
+            case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
+            case error = "_error"
+            case errorKind = "_errorKind"
+        }
+    }
+
+    /// A response body.
+    public struct Content: Codable, Sendable, Equatable {
+        /// Its length in bytes.
+        public var size: Int
+        /// Its `Content-Type`.
+        public var mimeType: String
+        /// The body: its text, or Base64 when ``encoding`` is `base64`; absent when empty.
+        public var text: String?
+        /// `base64` for a body that is not UTF-8 text.
+        public var encoding: String?
+        /// Set when the body was not read to its end (cancelled, or failed), saying so.
+        public var comment: String?
+    }
+
+    /// How long the parts of an exchange took, in milliseconds; -1 where not known.
+    public struct Timings: Codable, Sendable, Equatable {
+        /// Waiting for a connection; -1, not known here.
+        public var blocked: Double = -1
+        /// The DNS lookup; -1, not known here.
+        public var dns: Double = -1
+        /// Opening the connection; -1, not known here.
+        public var connect: Double = -1
+        /// Sending the request; 0 here (included in ``wait``).
+        public var send: Double = 0
+        /// From the start of the request to the response head.
+        public var wait: Double
+        /// From the head to the end of the body.
+        public var receive: Double
+        /// The TLS handshake; -1, not known here.
+        public var ssl: Double = -1
+    }
+
+    /// A name and a value: a header, a query item, a cookie.
+    public struct NameValue: Codable, Sendable, Equatable {
+        /// The name.
+        public var name: String
+        /// The value.
+        public var value: String
+
+        /// A pair.
+        ///
+        /// - Parameters:
+        ///   - name: The name.
+        ///   - value: The value.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+}
+
+// MARK: - Bodies as HAR text
+
+extension HAR {
+    /// A body as HAR text: the text itself when it is UTF-8, Base64 otherwise.
+    static func text(of data: Data) -> (text: String, encoding: String?) {
+        if let text = String(data: data, encoding: .utf8) { return (text, nil) }
+        return (data.base64EncodedString(), "base64")
+    }
+
+    /// The bytes of HAR text.
+    static func data(of text: String?, encoding: String?) -> Data {
+        guard let text else { return Data() }
+        if encoding == "base64" { return Data(base64Encoded: text) ?? Data() }
+        return Data(text.utf8)
+    }
+}

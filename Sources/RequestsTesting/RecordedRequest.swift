@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Requests
+
+// MARK: - RecordedRequest
+
+/// One request as a test double received it: method, URL, headers and the whole body.
+public struct RecordedRequest: Sendable, CustomStringConvertible {
+    /// The method.
+    public let method: HTTPMethod
+    /// The URL.
+    public let url: URL
+    /// The headers, sorted by name.
+    public let headers: HTTPHeaders
+    /// The whole body: the bytes, the file's contents, or every chunk of a streamed body.
+    public let body: Data
+    /// The request as the pipeline built it (its `httpBody` is `nil` for a file or stream body).
+    public let urlRequest: URLRequest
+
+    /// Records a request that is already whole.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The method, URL and headers.
+    ///   - body: The body's bytes.
+    /// - Throws: `URLError(.badURL)` when the request has no URL.
+    public init(_ urlRequest: URLRequest, body: Data) throws {
+        guard let url = urlRequest.url else { throw URLError(.badURL) }
+        self.method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
+        self.url = url
+        self.headers = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).sorted()
+        self.body = body
+        self.urlRequest = urlRequest
+    }
+
+    /// Reads a transport request's body whole, as sending it would, reporting progress.
+    ///
+    /// - Parameter request: The request a transport received.
+    /// - Throws: The body's error (a file that cannot be read, a stream that failed), or
+    ///   `URLError(.badURL)` when the request has no URL.
+    public init(reading request: TransportRequest) async throws {
+        var data = Data()
+        let chunks = request.body.chunks()
+        while let chunk = try await chunks.next() {
+            data.append(chunk)
+            request.progress?(Int64(data.count), request.body.length)
+        }
+        if data.isEmpty { request.progress?(0, request.body.length) }
+        try self.init(request.urlRequest, body: data)
+    }
+
+    /// The query items, in the order of the URL.
+    public var queryItems: [URLQueryItem] {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+    }
+
+    /// The body as UTF-8 text (invalid bytes become U+FFFD).
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The method and the URL, as a log line starts.
+    public var description: String { "\(method.rawValue) \(url.absoluteString)" }
+}

@@ -1,0 +1,188 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Requests
+
+// MARK: - ReplayTransport
+
+/// A transport that answers from an HTTP Archive (``HAR``), offline: record once with
+/// ``RecordingTransport`` against a real server, then replay in every run after.
+///
+/// A request is answered by a recorded entry with the same method and URL (and the same body,
+/// with `matchingBody`), the entries of one request in the order they were recorded:
+///
+/// - ``Mode/strict`` compares URLs as text and answers each entry once: a request that was not
+///   recorded, or asked for more often than it was, fails with ``UnmatchedRequest``.
+/// - ``Mode/lenient`` compares query items in any order and JSON bodies by value, and repeats the
+///   last matching entry once the others are used; a request that was never recorded fails too.
+///
+/// An entry recorded as a failure (status 0) is thrown again as a ``TransportError`` of its
+/// recorded kind. The recorded body is the one the caller read, already decoded, so a replayed
+/// head carries no `Content-Encoding` and a `Content-Length` of that body.
+public final class ReplayTransport: Transport {
+    /// How closely a request must match its recording.
+    public enum Mode: Sendable {
+        /// URLs as text, each entry once, nothing unrecorded.
+        case strict
+        /// Query order and JSON spacing ignored, the last entry repeating.
+        case lenient
+    }
+
+    private let entries: [HAR.Entry]
+    private let mode: Mode
+    private let matchingBody: Bool
+    private let used = Locked<[Int]>([])
+    private let received = Locked<[RecordedRequest]>([])
+
+    /// Replays an archive.
+    ///
+    /// - Parameters:
+    ///   - har: The archive.
+    ///   - mode: How closely requests must match; ``Mode/strict`` by default.
+    ///   - matchingBody: Whether the body must match too; `false` by default.
+    public init(_ har: HAR, mode: Mode = .strict, matchingBody: Bool = false) {
+        self.entries = har.log.entries
+        self.mode = mode
+        self.matchingBody = matchingBody
+        used.withLock { $0 = Array(repeating: 0, count: har.log.entries.count) }
+    }
+
+    /// Replays an archive file.
+    ///
+    /// - Parameters:
+    ///   - url: The `.har` file.
+    ///   - mode: How closely requests must match; ``Mode/strict`` by default.
+    ///   - matchingBody: Whether the body must match too; `false` by default.
+    /// - Throws: The read error, or a `DecodingError` naming what is missing from the file.
+    public convenience init(contentsOf url: URL, mode: Mode = .strict, matchingBody: Bool = false) throws {
+        self.init(try HAR(contentsOf: url), mode: mode, matchingBody: matchingBody)
+    }
+
+    /// Every request received, in the order they came.
+    public var requests: [RecordedRequest] { received.withLock { $0 } }
+
+    /// The recorded entries no request has asked for yet.
+    public var unusedEntries: [HAR.Entry] {
+        let counts = used.withLock { $0 }
+        return entries.indices.filter { counts[$0] == 0 }.map { entries[$0] }
+    }
+
+    /// Answers from the archive.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The recorded head and body.
+    /// - Throws: ``UnmatchedRequest`` naming the request and the nearest entries; the recorded
+    ///   failure as a ``TransportError``.
+    public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+        let recorded = try await RecordedRequest(reading: request)
+        received.withLock { $0.append(recorded) }
+        let matching = entries.indices.filter { differences(entries[$0], recorded).isEmpty }
+        let chosen: Int? = used.withLock { used in
+            let index = matching.first { used[$0] == 0 } ?? (mode == .lenient ? matching.last : nil)
+            if let index { used[index] += 1 }
+            return index
+        }
+        guard let chosen else { throw unmatched(recorded, matching: matching) }
+        try Task.checkCancellation()
+        let response = entries[chosen].response
+        if response.status == 0 {
+            let kinds: [TransportError.Kind] = [.cannotConnect, .connectionLost, .dnsFailed, .timedOut, .tls, .cancelled, .other]
+            let kind = kinds.first { $0.description == response.errorKind } ?? .other
+            throw TransportError(kind, detail: "replayed: \(response.error ?? "a recorded failure")")
+        }
+        let body = HAR.data(of: response.content.text, encoding: response.content.encoding)
+        var headers = HTTPHeaders(response.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+        headers.remove(name: "Content-Encoding")
+        headers.update(name: "Content-Length", value: String(body.count))
+        let head = ResponseHead(statusCode: response.status, headers: headers, url: recorded.url, httpVersion: response.httpVersion)
+        return (head, ResponseBody(body))
+    }
+
+    // MARK: Matching
+
+    private func differences(_ entry: HAR.Entry, _ request: RecordedRequest) -> [String] {
+        var found: [String] = []
+        if entry.request.method != request.method.rawValue {
+            found.append("method is \(request.method.rawValue), not \(entry.request.method)")
+        }
+        if !sameURL(entry.request.url, request.url) {
+            found.append("URL is \(request.url.absoluteString), not \(entry.request.url)")
+        }
+        if matchingBody {
+            let recorded = HAR.data(of: entry.request.postData?.text, encoding: entry.request.postData?.encoding)
+            if !sameBody(recorded, request.body) {
+                found.append("body of \(request.body.count) bytes differs from the recorded \(recorded.count)")
+            }
+        }
+        return found
+    }
+
+    private func sameURL(_ recorded: String, _ url: URL) -> Bool {
+        if recorded == url.absoluteString { return true }
+        guard mode == .lenient,
+              var left = URLComponents(string: recorded),
+              var right = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return false }
+        let leftItems = (left.queryItems ?? []).map { "\($0.name)=\($0.value ?? "")" }.sorted()
+        let rightItems = (right.queryItems ?? []).map { "\($0.name)=\($0.value ?? "")" }.sorted()
+        left.query = nil
+        right.query = nil
+        return left == right && leftItems == rightItems
+    }
+
+    private func sameBody(_ recorded: Data, _ sent: Data) -> Bool {
+        if recorded == sent { return true }
+        guard mode == .lenient,
+              let left = try? JSONSerialization.jsonObject(with: recorded, options: [.fragmentsAllowed]) as? NSObject,
+              let right = try? JSONSerialization.jsonObject(with: sent, options: [.fragmentsAllowed]) as? NSObject else { return false }
+        return left.isEqual(right)
+    }
+
+    private func unmatched(_ request: RecordedRequest, matching: [Int]) -> UnmatchedRequest {
+        if let last = matching.last {
+            let entry = entries[last].request
+            return UnmatchedRequest(
+                request: request, source: "recorded entry left in the HAR file",
+                nearest: [(route: "\(entry.method) \(entry.url)", differences: ["recorded \(matching.count) times, all replayed (strict mode)"])]
+            )
+        }
+        let nearest = entries.enumerated()
+            .map { (offset: $0.offset, route: "\($0.element.request.method) \($0.element.request.url)", differences: differences($0.element, request)) }
+            .sorted { ($0.differences.count, $0.offset) < ($1.differences.count, $1.offset) }
+            .prefix(3)
+            .map { (route: $0.route, differences: $0.differences) }
+        return UnmatchedRequest(request: request, source: "recorded entry in the HAR file", nearest: Array(nearest))
+    }
+}
+
+// MARK: - Record once, replay after
+
+extension ReplayTransport {
+    /// Replays `file` when it exists; otherwise records what `live` does into `file`, written when
+    /// the session shuts down. A test that uses it talks to a real server once, to record, and
+    /// runs offline from then on; delete the file to record again.
+    ///
+    /// ```swift
+    /// let transport = try ReplayTransport.replaying(fixture, orRecordingThrough: URLSessionTransport())
+    /// let session = Session(transport: transport)
+    /// defer { Task { try await session.shutdown() } }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - file: The `.har` file.
+    ///   - live: The transport to record through, made only when the file does not exist.
+    ///   - mode: How closely requests must match when replaying; ``Mode/strict`` by default.
+    ///   - matchingBody: Whether bodies must match when replaying; `false` by default.
+    ///   - redactsCredentials: Whether credentials are redacted when recording; `true` by default.
+    /// - Returns: A ``ReplayTransport`` or a ``RecordingTransport``.
+    /// - Throws: The file's read or decoding error when it exists but cannot be replayed.
+    public static func replaying(
+        _ file: URL, orRecordingThrough live: @autoclosure () -> any Transport, mode: Mode = .strict,
+        matchingBody: Bool = false, redactsCredentials: Bool = true
+    ) throws -> any Transport {
+        if FileManager.default.fileExists(atPath: file.path) {
+            return try ReplayTransport(contentsOf: file, mode: mode, matchingBody: matchingBody)
+        }
+        return RecordingTransport(wrapping: live(), writingTo: file, redactsCredentials: redactsCredentials)
+    }
+}
