@@ -61,6 +61,24 @@ public final class StubTransport: Transport {
         on(RequestMatcher(method, url, query: query, headers: headers, body: body), respond: responses)
     }
 
+    /// Adds a route whose answers are a list made elsewhere.
+    ///
+    /// - Parameters:
+    ///   - method: The method, or `nil` for any.
+    ///   - url: The URL, its path (`"/users"`) or a path prefix (`"/api/*"`); any by default.
+    ///   - query: Query items the request must carry.
+    ///   - headers: Headers the request must carry.
+    ///   - body: A predicate on the body.
+    ///   - responses: The answers in turn, the last repeating; a 200 with no body when empty.
+    /// - Returns: The route, for its hit count and requests.
+    @discardableResult
+    public func on(
+        _ method: HTTPMethod? = nil, _ url: URLPattern = .any, query: KeyValuePairs<String, String> = [:],
+        headers: HTTPHeaders = [:], body: BodyPattern? = nil, respond responses: [StubResponse]
+    ) -> StubRoute {
+        on(RequestMatcher(method, url, query: query, headers: headers, body: body), respond: responses)
+    }
+
     /// Adds a route for a matcher.
     ///
     /// - Parameters:

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import TransportContract
+import RequestsTesting
 import LoopbackFixture
 @testable import Requests
 
@@ -235,7 +236,8 @@ private func sessionOnServer(_ interceptors: [any Interceptor], monitors: [any E
     }
 
     @Test func withoutAServerEnvironmentTheDefaultScopeIsAClearError() async throws {
-        let transport = MockTransport()
+        let transport = StubTransport()
+        transport.on(respond: .status(200))
         let session = Session(transport: transport, interceptors: [try BasicAuthentication(username: "u", password: "p")])
         let error = await #expect(throws: RequestError.self) { try await session.request("https://example.com/a") }
         #expect(error?.code == .authenticationFailed)
@@ -244,10 +246,12 @@ private func sessionOnServer(_ interceptors: [any Interceptor], monitors: [any E
     }
 
     @Test func aRequestWithItsOwnAuthorizationIsLeftAlone() async throws {
-        let transport = MockTransport()
+        let transport = StubTransport()
+        let mine = transport.on(headers: ["Authorization": "Token mine"], respond: .status(200))
         let session = Session(transport: transport, interceptors: [try BasicAuthentication(username: "u", password: "p", scope: .anyOrigin)])
         _ = try await session.request("https://example.com/a", headers: ["Authorization": "Token mine"])
-        #expect(transport.requests.first?.value(forHTTPHeaderField: "Authorization") == "Token mine")
+        try mine.expectHits(1)
+        #expect(transport.requests.first?.headers.values(for: "Authorization") == ["Token mine"])
     }
 
     @Test func originsCompareSchemeHostAndPortWithDefaultPorts() throws {

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Requests
+import RequestsTesting
 
 /// `LoggingMonitor` and its `curl` lines: quoting, redaction, body limits, event lines.
 @Suite struct LoggingMonitorTests {
@@ -61,11 +62,8 @@ import Testing
         let lines = Guarded<[String]>([])
         let monitor = LoggingMonitor { line in lines.withLock { $0.append(line) } }
         #expect(monitor.redactsCredentials)
-        let outcomes = Guarded([503, 200])
-        let transport = MockTransport { request in
-            let status = outcomes.withLock { $0.removeFirst() }
-            return try await MockTransport(status: status, body: Data("hello".utf8)).answer(request)
-        }
+        let transport = StubTransport()
+        transport.on(.get, "/a", respond: .text("hello", status: 503), .text("hello"))
         var retry = RetryPolicy(baseDelay: .milliseconds(2))
         retry.random = { $0.upperBound }
         let session = Session(transport: transport, interceptors: [retry], monitors: [monitor])
@@ -78,7 +76,8 @@ import Testing
         #expect(logged[4].hasPrefix("< 200 GET https://example.com/a: 5 bytes in "))
         #expect(!logged.joined().contains("top-secret"))
 
-        let failing = Session(transport: MockTransport { _ in throw URLError(.cannotConnectToHost) }, monitors: [monitor])
+        transport.on(.get, "/down", respond: .refused)
+        let failing = Session(transport: transport, monitors: [monitor])
         _ = try? await failing.request("https://example.com/down")
         let last = try #require(lines.withLock { $0.last })
         #expect(last.hasPrefix("! GET https://example.com/down failed after "))

@@ -4,18 +4,19 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Requests
+import RequestsTesting
 
-/// A transport that answers with a list of outcomes in turn, the last one repeating.
-private func scripted(_ outcomes: [Result<Int, URLError>], headers: [String: String] = [:]) -> MockTransport {
-    let index = Guarded(0)
-    return MockTransport { request in
-        let outcome = index.withLock { i in
-            defer { i += 1 }
-            return outcomes[min(i, outcomes.count - 1)]
+/// A stub that answers with a list of outcomes in turn, the last one repeating: a status, or a
+/// transport failure of the kind the `URLError` has.
+private func scripted(_ outcomes: [Result<Int, URLError>], headers: HTTPHeaders = [:]) -> StubTransport {
+    let stub = StubTransport()
+    stub.on(respond: outcomes.map { outcome in
+        switch outcome {
+        case .success(let status): .status(status, headers: headers)
+        case .failure(let error): .failure(TransportError.Kind(error), detail: "URLError \(error.code.rawValue)")
         }
-        let status = try outcome.get()
-        return try await MockTransport(status: status, headers: headers).answer(request)
-    }
+    })
+    return stub
 }
 
 /// A policy with short waits and no randomness: each wait is its upper bound.
@@ -96,7 +97,7 @@ private func quickPolicy(maxAttempts: Int = 3, base: Duration = .milliseconds(5)
         )
         #expect(response.statusCode == 201)
         #expect(transport.requests.count == 2)
-        #expect(transport.requests.allSatisfy { $0.httpBody == Data("x=1".utf8) })
+        #expect(transport.requests.allSatisfy { $0.body == Data("x=1".utf8) })
     }
 
     @Test func theMethodsAndStatusCodesAreConfigurable() async throws {
