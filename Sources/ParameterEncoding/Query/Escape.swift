@@ -58,7 +58,7 @@ extension URLEncoding {
             lhs.lowMask == rhs.lowMask && lhs.highMask == rhs.highMask && lhs.encodesSpaceAsPlus == rhs.encodesSpaceAsPlus
         }
 
-        /// Hashes what ``==`` compares.
+        /// Hashes what ``==(_:_:)`` compares.
         ///
         /// - Parameter hasher: The hasher.
         public func hash(into hasher: inout Hasher) {

@@ -16,7 +16,7 @@ import FoundationNetworking
 /// ```text
 /// curl -X POST -H 'Authorization: Bearer <redacted>' -H 'Content-Type: application/json' --data-binary '{"a":1}' 'https://api.example.com/items'
 /// < 201 POST https://api.example.com/items: 18 bytes in 42.1 ms
-/// ~ GET https://api.example.com/items: retry in 250 ms after status 503 (attempt 1)
+/// ~ GET https://api.example.com/items: retry in 250.0 ms after status 503 (attempt 1)
 /// ! GET https://api.example.com/items failed after 3.02 s (attempt 3): Transport failed …
 /// ```
 ///

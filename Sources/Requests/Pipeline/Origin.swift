@@ -41,7 +41,8 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// The origin of a URL string such as `https://api.example.com`.
     ///
     /// - Parameter url: An absolute URL.
-    /// - Throws: ``ParameterEncodingError`` when the text is not an absolute URL with a host.
+    /// - Throws: ``/ParameterEncoding/ParameterEncodingError`` when the text is not an absolute URL
+    ///   with a host.
     public init(_ url: some URLConvertible) throws {
         let parsed = try url.asURL()
         guard let origin = Origin(parsed) else {

@@ -35,7 +35,8 @@ public struct ServerEnvironment: RequestModifier, Hashable {
     public var pathPrefix: String
     /// Headers added when the request does not set them.
     public var headers: HTTPHeaders
-    /// Query items added when the query has no item of that name; escaped like ``URLEncoding``.
+    /// Query items added when the query has no item of that name; escaped like
+    /// ``/ParameterEncoding/URLEncoding``.
     public var query: [URLQueryItem]
 
     /// Creates an environment.
@@ -66,8 +67,8 @@ public struct ServerEnvironment: RequestModifier, Hashable {
     /// Fills in the request's server, path, headers and query.
     ///
     /// - Parameter request: The request to complete.
-    /// - Throws: ``ParameterEncodingError`` when the request has no URL, when the result is not a valid
-    ///   URL, or when one of ``headers`` is refused.
+    /// - Throws: ``/ParameterEncoding/ParameterEncodingError`` when the request has no URL, when the
+    ///   result is not a valid URL, or when one of ``headers`` is refused.
     public func modify(_ request: inout URLRequest) throws {
         guard let url = request.url else {
             throw ParameterEncodingError(.missingURL, detail: "the request has no URL to complete")

@@ -165,12 +165,13 @@ public final class Session: Sendable {
         return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
-    /// Sends a request whose body is a value: ``JSONBody``, ``FormBody``, ``DataBody``, ``EmptyBody``
-    /// or any other ``HTTPBody``.
+    /// Sends a request whose body is a value: ``/ParameterEncoding/JSONBody``,
+    /// ``/ParameterEncoding/FormBody``, ``/ParameterEncoding/DataBody``,
+    /// ``/ParameterEncoding/EmptyBody`` or any other ``/ParameterEncoding/HTTPBody``.
     ///
     /// Headers are applied in this order, later ones winning: the session's ``headers``, then
-    /// `headers`, then the body's ``HTTPBody/additionalHeaders`` where neither set them; then the
-    /// modifiers run.
+    /// `headers`, then the body's ``/ParameterEncoding/HTTPBody/additionalHeaders`` where neither
+    /// set them; then the modifiers run.
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
@@ -206,8 +207,8 @@ public final class Session: Sendable {
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
     ///   - method: The HTTP method; `GET` by default.
     ///   - parameters: The value to encode.
-    ///   - encoder: How to encode it: ``URLEncodedFormParameterEncoder`` (query or form body) or
-    ///     ``JSONParameterEncoder``.
+    ///   - encoder: How to encode it: ``/ParameterEncoding/URLEncodedFormParameterEncoder`` (query
+    ///     or form body) or ``/ParameterEncoding/JSONParameterEncoder``.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
@@ -239,7 +240,8 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
     ///   - method: The HTTP method; `GET` by default.
-    ///   - parameters: The sets; see ``ParameterSet/encode(_:into:)`` for how they merge.
+    ///   - parameters: The sets; see ``/ParameterEncoding/ParameterSet/encode(_:into:)`` for how
+    ///     they merge.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
