@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # The documented modules, in dependency order: a module's comments and articles may link to the
 # modules before it, as ``/ParameterEncoding/HTTPHeaders``. Each needs its catalog,
 # Sources/<Module>/<Module>.docc, with a landing page named after the module.
-MODULES=(ParameterEncoding Requests)
+MODULES=(ParameterEncoding Requests RequestsTesting)
 # The catalogs have no Info.plist; their bundle identifiers are this prefix and the module's name
 # (the package owns no domain to reverse; the identifier only names the archive in doc:// links).
 BUNDLE_PREFIX="swift-requests"

@@ -17,7 +17,7 @@ import Requests
 /// - ``Mode/lenient`` compares query items in any order and JSON bodies by value, and repeats the
 ///   last matching entry once the others are used; a request that was never recorded fails too.
 ///
-/// An entry recorded as a failure (status 0) is thrown again as a ``TransportError`` of its
+/// An entry recorded as a failure (status 0) is thrown again as a ``/Requests/TransportError`` of its
 /// recorded kind. The recorded body is the one the caller read, already decoded, so a replayed
 /// head carries no `Content-Encoding` and a `Content-Length` of that body.
 public final class ReplayTransport: Transport {
@@ -73,7 +73,7 @@ public final class ReplayTransport: Transport {
     /// - Parameter request: The request.
     /// - Returns: The recorded head and body.
     /// - Throws: ``UnmatchedRequest`` naming the request and the nearest entries; the recorded
-    ///   failure as a ``TransportError``.
+    ///   failure as a ``/Requests/TransportError``.
     public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
         let recorded = try await RecordedRequest(reading: request)
         received.withLock { $0.append(recorded) }

@@ -139,23 +139,23 @@ public struct StubResponse: Sendable {
     /// session, its retry policy and its errors read it as they read a real engine's.
     ///
     /// - Parameters:
-    ///   - kind: The kind, such as ``TransportError/Kind/cannotConnect`` or
-    ///     ``TransportError/Kind/connectionLost``.
+    ///   - kind: The kind, such as ``/Requests/TransportError/Kind/cannotConnect`` or
+    ///     ``/Requests/TransportError/Kind/connectionLost``.
     ///   - detail: Words for the error's description; by default "stubbed failure".
     /// - Returns: The failure.
     public static func failure(_ kind: TransportError.Kind, detail: String = "stubbed failure") -> StubResponse {
         StubResponse(.failure(TransportError(kind, detail: detail)))
     }
 
-    /// A refused connection (``TransportError/Kind/cannotConnect``).
+    /// A refused connection (``/Requests/TransportError/Kind/cannotConnect``).
     public static var refused: StubResponse { .failure(.cannotConnect, detail: "stubbed: connection refused") }
-    /// A connection reset before any answer (``TransportError/Kind/connectionLost``).
+    /// A connection reset before any answer (``/Requests/TransportError/Kind/connectionLost``).
     public static var reset: StubResponse { .failure(.connectionLost, detail: "stubbed: connection reset by peer") }
-    /// An engine that timed out on its own (``TransportError/Kind/timedOut``).
+    /// An engine that timed out on its own (``/Requests/TransportError/Kind/timedOut``).
     public static var timedOut: StubResponse { .failure(.timedOut, detail: "stubbed: timed out") }
-    /// A host name that did not resolve (``TransportError/Kind/dnsFailed``).
+    /// A host name that did not resolve (``/Requests/TransportError/Kind/dnsFailed``).
     public static var dnsFailure: StubResponse { .failure(.dnsFailed, detail: "stubbed: host not found") }
-    /// A failed TLS handshake (``TransportError/Kind/tls``).
+    /// A failed TLS handshake (``/Requests/TransportError/Kind/tls``).
     public static var tlsFailure: StubResponse { .failure(.tls, detail: "stubbed: certificate not trusted") }
 
     static func sortedKeysEncoder() -> JSONEncoder {

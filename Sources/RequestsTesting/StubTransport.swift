@@ -8,7 +8,7 @@ import Requests
 
 /// A transport that answers from routes set up by the test, and records every request.
 ///
-/// No network, no global state and no `URLProtocol` registration: give it to a ``Session`` and
+/// No network, no global state and no `URLProtocol` registration: give it to a ``/Requests/Session`` and
 /// the whole pipeline runs over it (retries see stubbed 503s, authentication sees a stubbed 401,
 /// redirects and cookies follow stubbed 3xx and `Set-Cookie`).
 ///
@@ -36,7 +36,7 @@ public final class StubTransport: Transport {
     /// A stub with no routes.
     ///
     /// - Parameter behavior: What the stub reports about itself, for code that reads
-    ///   ``Transport/behavior``; nothing by default.
+    ///   ``/Requests/Transport/behavior``; nothing by default.
     public init(behavior: TransportBehavior = TransportBehavior()) {
         self.behavior = behavior
     }
@@ -112,7 +112,7 @@ public final class StubTransport: Transport {
     ///
     /// - Parameter request: The request.
     /// - Returns: The stubbed head and body.
-    /// - Throws: ``UnmatchedRequest`` when no route matches; the stubbed ``TransportError``;
+    /// - Throws: ``UnmatchedRequest`` when no route matches; the stubbed ``/Requests/TransportError``;
     ///   `CancellationError` when the call or the request's handle is cancelled during a
     ///   stubbed delay; a file answer's read error.
     public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
