@@ -181,6 +181,34 @@ import Testing
         #expect(content.comment == "the body was cancelled after \(first.count) bytes")
     }
 
+    @Test func twoHundredConcurrentExchangesAreEachRecordedWhole() async throws {
+        let stub = StubTransport()
+        for index in 0..<200 {
+            stub.on(.post, URLPattern.path("/items/\(index)"), respond: .text("item \(index)", status: 201))
+        }
+        let recorder = RecordingTransport(wrapping: stub)
+        let session = Session(transport: recorder, cookies: .none)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let response = try await session.request("https://api.example/items/\(index)", method: .post, parameters: ["n": index])
+                    #expect(response.text == "item \(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        let entries = recorder.har.log.entries
+        #expect(entries.count == 200)
+        // Each entry pairs its own request with its own response.
+        for entry in entries {
+            let index = try #require(entry.request.url.split(separator: "/").last.map(String.init))
+            #expect(entry.request.postData?.text == "n=\(index)")
+            #expect(entry.response.content.text == "item \(index)")
+            #expect(entry.response.status == 201)
+        }
+        #expect(Set(entries.map(\.request.url)).count == 200)
+    }
+
     @Test func aFileIsRecordedOnceAndReplayedAfter() async throws {
         let base = try server().baseURL
         let file = temporaryFile("cassette.har")
