@@ -49,12 +49,8 @@ enum Req {
         let terminal = output.isTerminal
         let printer = Printer(options, terminal: terminal)
         let parts = options.printParts ?? (options.verbose ? "HBhb" : options.offline ? "HB" : terminal ? "hb" : "b")
-        guard !options.offline else {
-            try printRequest(plan.request, parts: parts, printer: printer, output: output, followed: false)
-            return ExitStatus.ok
-        }
-        let transport = URLSessionTransport()
-        let added = transport.behavior.addedHeaders
+        // What the transport adds is shown offline too, as it would go out.
+        let added = URLSessionTransport.standardBehavior.addedHeaders
         for name in plan.removedHeaders {
             if let value = added.value(for: name) {
                 Terminal.error("req: note: \(name): cannot be removed: the transport adds \"\(name): \(value)\" to a request without one\n")
@@ -64,6 +60,11 @@ enum Req {
                 Terminal.error("req: note: \(name): cannot be removed: URLSession sends its own to a request without one; \(name); sends it empty\n")
             }
         }
+        guard !options.offline else {
+            try printRequest(plan.request, parts: parts, printer: printer, output: output, followed: false, added: added)
+            return ExitStatus.ok
+        }
+        let transport = URLSessionTransport()
         let log = options.all ? ExchangeLog(output: output, printer: printer, parts: parts, added: added) : nil
         let session = try makeSession(options, url: url, transport: transport, cookies: store?.cookies ?? .inMemory(),
                                       monitors: log.map { [$0.monitor] } ?? [])

@@ -54,7 +54,7 @@ import Testing
         let sent = #"{"n":12345678901234567890,"f":1.0,"e":1e3,"data":{"n": 1.50, "a": [1E+2]},"z":-0}"#
         #expect(try echo(run).bodyText == sent)
         let offline = try await req(["--offline", "POST", "example.org/raw"] + arguments)
-        #expect(offline.output == """
+        #expect(offline.output == withTransportHeaders("""
             POST /raw HTTP/1.1
             Host: example.org
             Accept: application/json, */*;q=0.5
@@ -64,7 +64,7 @@ import Testing
 
             \(sent)
 
-            """)
+            """))
     }
 
     @Test func rawJSONFromAFileKeepsItsText() async throws {

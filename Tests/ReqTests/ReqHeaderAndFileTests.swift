@@ -24,8 +24,12 @@ import Testing
         let echo = try echo(run)
         #expect(echo.header("X-Team") == nil)
         #expect(echo.header("X-Kept") == "yes")
+        // Offline shows what would go out: req's own defaults gone, the transport's own kept and
+        // named on standard error.
         let offline = try await req(["--offline", "-p", "H", "example.org", "User-Agent:", "Accept:"])
-        #expect(offline.output == "GET / HTTP/1.1\nHost: example.org\n\n")
+        #expect(offline.output == withTransportHeaders("GET / HTTP/1.1\nHost: example.org\n\n"))
+        #expect(!offline.output.contains("User-Agent"))
+        #expect(offline.stderr.contains("req: note: User-Agent: cannot be removed: URLSession sends its own"), "\(offline.stderr)")
     }
 
     @Test func aHeaderTheTransportAddsBackIsNamedOnStandardError() async throws {

@@ -41,7 +41,7 @@ import Testing
         let file = directory.appendingPathComponent("body.json")
         try Data("[1, 2.50]\n".utf8).write(to: file)
         let run = try await req(["--offline", "example.org/items"], input: .file(file))
-        #expect(run.output == """
+        #expect(run.output == withTransportHeaders("""
             POST /items HTTP/1.1
             Host: example.org
             Accept: application/json, */*;q=0.5
@@ -51,7 +51,7 @@ import Testing
 
             [1, 2.50]
 
-            """)
+            """))
     }
 
     @Test func theEncodingFlagOrAContentTypeItemLabelsThePipedBody() async throws {

@@ -111,3 +111,30 @@ func reqWithoutOutput(_ arguments: [String], in directory: URL? = nil) async thr
     )
     return Run(status: output.status, stdout: output.stdout, stderr: String(decoding: output.stderr, as: UTF8.self))
 }
+
+// MARK: - What the transport adds
+
+/// The headers `URLSession` adds on this platform to a request without them, which `req` shows
+/// (offline too). Written out here rather than read from the library, so that a change there shows.
+let transportHeaders: [(name: String, value: String)] = {
+    #if canImport(FoundationNetworking)
+    [("Accept", "*/*"), ("Accept-Encoding", "deflate, gzip, br, zstd"), ("Accept-Language", "en"), ("Connection", "keep-alive")]
+    #else
+    [("Accept-Encoding", "gzip, deflate, br"), ("Connection", "keep-alive")]
+    #endif
+}()
+
+/// `expected`, a request as `req` prints it, with ``transportHeaders`` added where its head has no
+/// field of that name, the fields after `Host` in name order as `req` prints them.
+func withTransportHeaders(_ expected: String) -> String {
+    var lines = expected.components(separatedBy: "\n")
+    guard let blank = lines.firstIndex(of: ""), blank >= 2 else { return expected }
+    var fields = Array(lines[2..<blank])
+    let names = Set(fields.compactMap { $0.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } })
+    for header in transportHeaders where !names.contains(header.name.lowercased()) {
+        fields.append("\(header.name): \(header.value)")
+    }
+    fields.sort { ($0.split(separator: ":").first.map { $0.lowercased() } ?? "") < ($1.split(separator: ":").first.map { $0.lowercased() } ?? "") }
+    lines.replaceSubrange(2..<blank, with: fields)
+    return lines.joined(separator: "\n")
+}

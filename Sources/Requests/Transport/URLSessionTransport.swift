@@ -78,7 +78,12 @@ public struct URLSessionTransport: Transport {
     /// `URLSession` decodes compressed bodies and adds, where a request has none, the headers
     /// below. On Linux they are libcurl's, and `Accept-Encoding` lists the encodings the system's
     /// libcurl decodes (Debian 12's: deflate, gzip, br, zstd).
-    public var behavior: TransportBehavior {
+    public var behavior: TransportBehavior { Self.standardBehavior }
+
+    /// What every `URLSessionTransport` does on its own on this platform, known without making
+    /// one (and so without starting a `URLSession`): for tools that show a request before it is
+    /// sent, such as `req --offline`.
+    public static var standardBehavior: TransportBehavior {
         #if canImport(FoundationNetworking)
         let added: HTTPHeaders = [
             "Accept": "*/*", "Accept-Encoding": "deflate, gzip, br, zstd", "Accept-Language": "en", "Connection": "keep-alive",
