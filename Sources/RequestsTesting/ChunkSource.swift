@@ -9,13 +9,16 @@ final class ChunkSource: ResponseBodySource {
     private struct State {
         var index = 0
         var cancelled = false
+        /// Whether a reader is inside ``next()``: a second one at the same time is refused, as
+        /// every body of the package refuses it, rather than given the same chunk.
+        var reading = false
         var sleeper: Task<Void, any Error>?
     }
 
     private let chunks: [Data]
     private let interval: Duration
     private let failure: (any Error)?
-    private let state = Locked(State())
+    private let state = Guarded(State())
 
     init(_ chunks: [Data], interval: Duration, failure: (any Error)?) {
         self.chunks = chunks
@@ -26,20 +29,30 @@ final class ChunkSource: ResponseBodySource {
     func next() async throws -> Data? {
         let (index, sleeper) = try state.withLock { state -> (Int, Task<Void, any Error>?) in
             if state.cancelled { throw CancellationError() }
+            if state.reading {
+                throw RequestError(.streamFailed, detail: "the body is already being read by another loop; a body is read once")
+            }
+            state.reading = true
             guard state.index > 0, (state.index < chunks.count), (interval > .zero) else { return (state.index, nil) }
             let sleeper = Task { [interval] in try await Task.sleep(for: interval) }
             state.sleeper = sleeper
             return (state.index, sleeper)
         }
         if let sleeper {
-            try await withTaskCancellationHandler {
-                try await sleeper.value
-            } onCancel: {
-                sleeper.cancel()
+            do {
+                try await withTaskCancellationHandler {
+                    try await sleeper.value
+                } onCancel: {
+                    sleeper.cancel()
+                }
+            } catch {
+                state.withLock { $0.reading = false }
+                throw error
             }
         }
         return try state.withLock { state in
             state.sleeper = nil
+            state.reading = false
             if state.cancelled { throw CancellationError() }
             guard index < chunks.count else {
                 if let failure { throw failure }

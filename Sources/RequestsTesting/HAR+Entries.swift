@@ -16,34 +16,42 @@ struct EntryDraft: Sendable {
     let contentType: String
     let startedDateTime: String
 
-    init(request: URLRequest, started: Date, redacted: Set<String>) {
+    init(request: URLRequest, started: Date, redaction: Redaction) {
         method = request.httpMethod ?? "GET"
-        url = request.url?.absoluteString ?? ""
+        let url = request.url.map(redaction.url)
+        self.url = url?.absoluteString ?? ""
         let fields = HTTPHeaders(request.allHTTPHeaderFields ?? [:]).sorted()
-        headers = fields.map { HAR.NameValue(name: $0.name, value: redacted.contains($0.name.lowercased()) ? "[redacted]" : $0.value) }
-        queryString = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }?
+        headers = fields.map { HAR.NameValue(name: $0.name, value: redaction.value(of: $0)) }
+        queryString = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }?
             .map { HAR.NameValue(name: $0.name, value: $0.value ?? "") } ?? []
         contentType = fields["Content-Type"] ?? ""
         startedDateTime = Self.timestamp(started)
-        self.redacted = redacted
+        self.redaction = redaction
     }
 
-    private let redacted: Set<String>
+    private let redaction: Redaction
 
-    func finished(sent: Data, head: ResponseHead, received: Data, comment: String?, wait: Duration, total: Duration) -> HAR.Entry {
+    /// The entry of an exchange whose body ended: whole, or early with `ending` saying how.
+    func finished(
+        sent: Data, head: ResponseHead, received: Data, ending: (comment: String, kind: TransportError.Kind)?,
+        decoded: Bool, wait: Duration, total: Duration
+    ) -> HAR.Entry {
         let body = HAR.text(of: received)
         let version = head.httpVersion ?? "HTTP/1.1"
+        // A body the transport decoded had another size on the wire, which is not known here.
+        let wireSize = decoded && head.headers["Content-Encoding"] != nil ? -1 : received.count
         let response = HAR.Response(
             status: head.statusCode,
-            statusText: HTTPURLResponse.localizedString(forStatusCode: head.statusCode).capitalized,
+            statusText: head.reasonPhrase,
             httpVersion: version,
-            headers: head.headers.map { HAR.NameValue(name: $0.name, value: redacted.contains($0.name.lowercased()) ? "[redacted]" : $0.value) },
+            headers: head.headers.map { HAR.NameValue(name: $0.name, value: redaction.value(of: $0)) },
             content: HAR.Content(
                 size: received.count, mimeType: head.headers["Content-Type"] ?? "",
-                text: received.isEmpty ? nil : body.text, encoding: body.encoding, comment: comment
+                text: received.isEmpty ? nil : body.text, encoding: body.encoding,
+                comment: ending?.comment, errorKind: ending?.kind.description
             ),
             redirectURL: head.headers["Location"] ?? "",
-            bodySize: received.count
+            bodySize: wireSize
         )
         let waited = Self.milliseconds(wait)
         let whole = Self.milliseconds(total)
@@ -53,11 +61,12 @@ struct EntryDraft: Sendable {
         )
     }
 
-    func failed(sent: Data, error: any Error, total: Duration) -> HAR.Entry {
+    /// The entry of an exchange that failed before its head, as the session saw the failure.
+    func failed(sent: Data, error: any Error, kind: TransportError.Kind, total: Duration) -> HAR.Entry {
         let response = HAR.Response(
             status: 0, statusText: "", httpVersion: "", headers: [],
             content: HAR.Content(size: 0, mimeType: ""), redirectURL: "", bodySize: 0,
-            error: String(describing: error), errorKind: TransportError.kind(of: error).description
+            error: String(describing: error), errorKind: kind.description
         )
         let whole = Self.milliseconds(total)
         return HAR.Entry(
@@ -85,5 +94,41 @@ struct EntryDraft: Sendable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
+    }
+}
+
+// MARK: - Redaction
+
+/// What a recording hides: the values of some headers and query items, and the user and password
+/// of a URL. Each hidden value is written as ``Redaction/placeholder``.
+struct Redaction: Sendable {
+    /// What a hidden value is written as.
+    static let placeholder = "[redacted]"
+
+    /// Header names, lowercased.
+    let headers: Set<String>
+    /// Query item names, as written.
+    let queryItems: Set<String>
+    /// Whether a URL's user and password are left out.
+    let stripsUserInfo: Bool
+
+    func value(of header: HTTPHeader) -> String {
+        headers.contains(header.name.lowercased()) ? Self.placeholder : header.value
+    }
+
+    /// The URL without its user and password, its redacted query items' values hidden.
+    func url(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        let hasCredentials = stripsUserInfo && (components.user != nil || components.password != nil)
+        let redactsQuery = components.queryItems?.contains { queryItems.contains($0.name) } == true
+        guard hasCredentials || redactsQuery else { return url }
+        components.user = nil
+        components.password = nil
+        if redactsQuery {
+            components.queryItems = components.queryItems?.map {
+                queryItems.contains($0.name) ? URLQueryItem(name: $0.name, value: Self.placeholder) : $0
+            }
+        }
+        return components.url ?? url
     }
 }

@@ -65,8 +65,8 @@ public struct HAR: Codable, Sendable, Equatable {
         public var request: Request
         /// The response; status 0 with ``Response/error`` when the exchange failed before one.
         public var response: Response
-        /// Caching details; always empty here.
-        public var cache: [String: String] = [:]
+        /// Caching details; always empty here, and ignored when read.
+        public var cache = Cache()
         /// How long each part took.
         public var timings: Timings
     }
@@ -81,7 +81,7 @@ public struct HAR: Codable, Sendable, Equatable {
         public var httpVersion: String
         /// The cookies sent; empty here (the `Cookie` header is in ``headers``).
         public var cookies: [NameValue] = []
-        /// The headers, in the order sent.
+        /// The headers, in name order (as `HTTPHeaders.sorted()` gives them).
         public var headers: [NameValue]
         /// The query items of the URL.
         public var queryString: [NameValue]
@@ -97,8 +97,9 @@ public struct HAR: Codable, Sendable, Equatable {
     public struct PostData: Codable, Sendable, Equatable {
         /// The body's `Content-Type`.
         public var mimeType: String
-        /// The body: its text, or Base64 when ``encoding`` says so.
-        public var text: String
+        /// The body: its text, or Base64 when ``encoding`` says so. Absent in files from tools
+        /// that give a form's `params` instead (read as an empty body here).
+        public var text: String?
         /// `base64` for a body that is not UTF-8 text (this package's own field).
         public var encoding: String?
 
@@ -126,7 +127,8 @@ public struct HAR: Codable, Sendable, Equatable {
         public var redirectURL: String
         /// The size of the head; -1, not known here.
         public var headersSize = -1
-        /// The size of the body as received, in bytes.
+        /// The size of the body as received, in bytes; -1 when the transport decoded a
+        /// `Content-Encoding` and the size on the wire is not known.
         public var bodySize: Int
         /// Why the exchange failed, for status 0 (this package's own field).
         public var error: String?
@@ -152,6 +154,36 @@ public struct HAR: Codable, Sendable, Equatable {
         public var encoding: String?
         /// Set when the body was not read to its end (cancelled, or failed), saying so.
         public var comment: String?
+        /// The transport-error kind that ended the body early, such as `connectionLost`, or
+        /// `cancelled` when the reader stopped (this package's own field); replay ends the body
+        /// there the same way.
+        public var errorKind: String?
+
+        enum CodingKeys: String, CodingKey {
+            case size, mimeType, text, encoding, comment
+            case errorKind = "_errorKind"
+        }
+    }
+
+    /// Caching details: written empty, and whatever a file from elsewhere holds is ignored.
+    public struct Cache: Codable, Sendable, Equatable {
+        /// An empty object.
+        public init() {}
+
+        /// Reads any object, keeping nothing.
+        ///
+        /// - Parameter decoder: The decoder.
+        public init(from decoder: any Decoder) throws {}
+
+        /// Writes `{}`.
+        ///
+        /// - Parameter encoder: The encoder.
+        /// - Throws: The encoder's error.
+        public func encode(to encoder: any Encoder) throws {
+            _ = encoder.container(keyedBy: NoKeys.self)
+        }
+
+        private enum NoKeys: CodingKey {}
     }
 
     /// How long the parts of an exchange took, in milliseconds; -1 where not known.
@@ -170,6 +202,27 @@ public struct HAR: Codable, Sendable, Equatable {
         public var receive: Double
         /// The TLS handshake; -1, not known here.
         public var ssl: Double = -1
+
+        init(wait: Double, receive: Double) {
+            self.wait = wait
+            self.receive = receive
+        }
+
+        /// Reads timings, taking -1 for the optional ones a file leaves out (`blocked`, `dns`,
+        /// `connect`, `ssl`).
+        ///
+        /// - Parameter decoder: The decoder.
+        /// - Throws: A `DecodingError` when `send`, `wait` or `receive` is missing or not a number.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            blocked = try container.decodeIfPresent(Double.self, forKey: .blocked) ?? -1
+            dns = try container.decodeIfPresent(Double.self, forKey: .dns) ?? -1
+            connect = try container.decodeIfPresent(Double.self, forKey: .connect) ?? -1
+            send = try container.decode(Double.self, forKey: .send)
+            wait = try container.decode(Double.self, forKey: .wait)
+            receive = try container.decode(Double.self, forKey: .receive)
+            ssl = try container.decodeIfPresent(Double.self, forKey: .ssl) ?? -1
+        }
     }
 
     /// A name and a value: a header, a query item, a cookie.
@@ -194,9 +247,10 @@ public struct HAR: Codable, Sendable, Equatable {
 // MARK: - Bodies as HAR text
 
 extension HAR {
-    /// A body as HAR text: the text itself when it is UTF-8, Base64 otherwise.
+    /// A body as HAR text: the text itself when it is UTF-8 that gives back the same bytes (a
+    /// byte-order mark would be lost), Base64 otherwise.
     static func text(of data: Data) -> (text: String, encoding: String?) {
-        if let text = String(data: data, encoding: .utf8) { return (text, nil) }
+        if let text = String(data: data, encoding: .utf8), Data(text.utf8) == data { return (text, nil) }
         return (data.base64EncodedString(), "base64")
     }
 

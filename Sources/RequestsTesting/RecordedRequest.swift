@@ -36,17 +36,32 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 
     /// Reads a transport request's body whole, as sending it would, reporting progress.
     ///
+    /// Reading stops with `CancellationError` when the calling task or the request's handle is
+    /// cancelled (a timeout of the session's), so an upload that never ends cannot outlast them.
+    ///
     /// - Parameter request: The request a transport received.
-    /// - Throws: The body's error (a file that cannot be read, a stream that failed), or
-    ///   `URLError(.badURL)` when the request has no URL.
+    /// - Throws: The body's error (a file that cannot be read, a stream that failed),
+    ///   `CancellationError`, or `URLError(.badURL)` when the request has no URL.
     public init(reading request: TransportRequest) async throws {
-        var data = Data()
-        let chunks = request.body.chunks()
-        while let chunk = try await chunks.next() {
-            data.append(chunk)
-            request.progress?(Int64(data.count), request.body.length)
+        let body = request.body
+        let progress = request.progress
+        let reader = Task {
+            var data = Data()
+            let chunks = body.chunks()
+            while let chunk = try await chunks.next() {
+                try Task.checkCancellation()
+                data.append(chunk)
+                progress?(Int64(data.count), body.length)
+            }
+            if data.isEmpty { progress?(0, body.length) }
+            return data
         }
-        if data.isEmpty { request.progress?(0, request.body.length) }
+        request.handle.onCancel { reader.cancel() }
+        let data = try await withTaskCancellationHandler {
+            try await reader.value
+        } onCancel: {
+            reader.cancel()
+        }
         try self.init(request.urlRequest, body: data)
     }
 

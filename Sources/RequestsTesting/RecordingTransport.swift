@@ -18,33 +18,47 @@ import Requests
 ///
 /// Each trip is one entry: a redirect's hops and a retry's attempts each appear. The response
 /// body is recorded as the caller reads it, so an entry is complete when the body was read to its
-/// end; a body cancelled or failed midway is recorded as far as it came, with a `comment` saying
-/// so. Credentials (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) are written
-/// as `[redacted]` unless `redactsCredentials` is `false`.
+/// end; a body that failed midway, or that the caller cancelled, is recorded as far as it came,
+/// with a `comment` and the `_errorKind` that ended it, and replays ending the same way. A trip
+/// that failed before its head is an entry with status 0 and its `_errorKind`; one that a session
+/// timeout stopped is recorded as `timedOut`, as the session reported it; one whose calling task
+/// was cancelled is not recorded.
+///
+/// Credentials are redacted unless `redactsCredentials` is `false`: the values of the
+/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers, and a URL's user
+/// and password, are written as `[redacted]` or left out. Name more headers and query items
+/// (an `api_key`, say) with `redactedHeaders` and `redactedQueryItems`; a response body is the
+/// server's data and is kept as it came.
 public final class RecordingTransport: Transport {
     /// The header names whose values are redacted by default.
     public static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
 
     private let inner: any Transport
     private let file: URL?
-    private let redacted: Set<String>
-    private let log = Locked<(next: Int, entries: [Int: HAR.Entry])>((0, [:]))
+    private let redaction: Redaction
+    private let log = Guarded<(next: Int, entries: [Int: HAR.Entry])>((0, [:]))
 
     /// Records what `transport` sends and receives.
     ///
     /// - Parameters:
     ///   - transport: The transport that does the work.
     ///   - file: Where ``shutdown()`` writes the archive; `nil` to write it only with ``write(to:)``.
-    ///   - redactsCredentials: Whether credential header values are written as `[redacted]`;
-    ///     `true` by default.
-    ///   - redactedHeaders: More header names to redact, such as `X-Api-Key`.
+    ///   - redactsCredentials: Whether credential header values and a URL's user and password are
+    ///     hidden; `true` by default.
+    ///   - redactedHeaders: More header names whose values are hidden, such as `X-Api-Key`.
+    ///   - redactedQueryItems: Query item names whose values are hidden, such as `api_key`;
+    ///     ``ReplayTransport`` matches a hidden value to any value.
     public init(
         wrapping transport: any Transport, writingTo file: URL? = nil, redactsCredentials: Bool = true,
-        redactedHeaders: [String] = []
+        redactedHeaders: [String] = [], redactedQueryItems: [String] = []
     ) {
         self.inner = transport
         self.file = file
-        self.redacted = Set(((redactsCredentials ? Self.credentialHeaders : []) + redactedHeaders).map { $0.lowercased() })
+        self.redaction = Redaction(
+            headers: Set(((redactsCredentials ? Self.credentialHeaders : []) + redactedHeaders).map { $0.lowercased() }),
+            queryItems: Set(redactedQueryItems),
+            stripsUserInfo: redactsCredentials
+        )
     }
 
     /// What the wrapped transport does on its own.
@@ -63,12 +77,17 @@ public final class RecordingTransport: Transport {
         try har.jsonData().write(to: url, options: .atomic)
     }
 
-    /// Shuts the wrapped transport down, then writes the archive to the file given at creation.
+    /// Writes the archive to the file given at creation, then shuts the wrapped transport down
+    /// (also when the write failed).
     ///
-    /// - Throws: The wrapped transport's error, or the write error.
+    /// - Throws: The write error, or the wrapped transport's.
     public func shutdown() async throws {
+        var writeError: (any Error)?
+        if let file {
+            do { try write(to: file) } catch { writeError = error }
+        }
         try await inner.shutdown()
-        if let file { try write(to: file) }
+        if let writeError { throw writeError }
     }
 
     /// Sends through the wrapped transport, recording the request and, as it is read, the response.
@@ -84,7 +103,7 @@ public final class RecordingTransport: Transport {
         }
         let started = Date()
         let clock = ContinuousClock.now
-        let sent = Locked(Data())
+        let sent = Guarded(Data())
         let forwarded: TransportRequest
         switch request.body.storage {
         case .stream(let chunks, let length):
@@ -101,21 +120,28 @@ public final class RecordingTransport: Transport {
         case .empty:
             forwarded = request
         }
-        let entry = EntryDraft(request: request.urlRequest, started: started, redacted: redacted)
+        let entry = EntryDraft(request: request.urlRequest, started: started, redaction: redaction)
+        let decoded = inner.behavior.decodesContentEncoding
         do {
             let (head, body) = try await inner.send(forwarded)
             let wait = ContinuousClock.now - clock
-            let source = RecordingSource(body: body) { [log] received, comment in
+            let source = RecordingSource(body: body) { [log] received, ending in
                 let finished = entry.finished(
-                    sent: sent.withLock { $0 }, head: head, received: received, comment: comment,
-                    wait: wait, total: ContinuousClock.now - clock
+                    sent: sent.withLock { $0 }, head: head, received: received, ending: ending,
+                    decoded: decoded, wait: wait, total: ContinuousClock.now - clock
                 )
                 log.withLock { $0.entries[number] = finished }
             }
             return (head, ResponseBody(source: source))
         } catch {
-            let failed = entry.failed(sent: sent.withLock { $0 }, error: error, total: ContinuousClock.now - clock)
-            log.withLock { $0.entries[number] = failed }
+            // A session timeout cancels the handle and reports the call timed out; a cancelled
+            // caller wanted nothing, so there is nothing to replay.
+            let kind: TransportError.Kind? = request.handle.isCancelled ? .timedOut
+                : (Task.isCancelled ? nil : TransportError.kind(of: error))
+            if let kind {
+                let failed = entry.failed(sent: sent.withLock { $0 }, error: error, kind: kind, total: ContinuousClock.now - clock)
+                log.withLock { $0.entries[number] = failed }
+            }
             throw error
         }
     }
@@ -127,11 +153,11 @@ public final class RecordingTransport: Transport {
 private struct Teed: AsyncSequence, Sendable {
     typealias Element = Data
     let chunks: ChunkStream
-    let copy: Locked<Data>
+    let copy: Guarded<Data>
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let chunks: ChunkStream
-        let copy: Locked<Data>
+        let copy: Guarded<Data>
 
         mutating func next() async throws -> Data? {
             guard let chunk = try await chunks.next() else { return nil }
@@ -145,46 +171,50 @@ private struct Teed: AsyncSequence, Sendable {
 
 // MARK: - Recording the response body
 
-/// The wrapped body, read for the caller and copied; reports once, at its end, failure or cancel.
-private final class RecordingSource: ResponseBodySource, @unchecked Sendable {
-    // One reader at a time calls next() (the ResponseBodySource contract), so `iterator` needs no
-    // lock; `state` is touched by cancel() from anywhere.
-    private var iterator: ResponseBody.AsyncIterator
+/// The wrapped body's source, read for the caller and copied; reports once, at the body's end,
+/// its failure, or its cancel.
+private final class RecordingSource: ResponseBodySource {
+    /// The wrapped body, kept so that its source is not cancelled as dropped while read here.
     private let body: ResponseBody
-    private let state = Locked<(data: Data, reported: Bool)>((Data(), false))
-    private let report: @Sendable (Data, String?) -> Void
+    private let state = Guarded<(data: Data, reported: Bool)>((Data(), false))
+    private let report: @Sendable (Data, (comment: String, kind: TransportError.Kind)?) -> Void
 
-    init(body: ResponseBody, report: @escaping @Sendable (Data, String?) -> Void) {
+    init(body: ResponseBody, report: @escaping @Sendable (Data, (comment: String, kind: TransportError.Kind)?) -> Void) {
         self.body = body
-        self.iterator = body.makeAsyncIterator()
         self.report = report
     }
 
     func next() async throws -> Data? {
         do {
-            guard let chunk = try await iterator.next() else {
-                finish(comment: nil)
+            guard let chunk = try await body.source.next() else {
+                finish(nil)
                 return nil
             }
             state.withLock { $0.data.append(chunk) }
             return chunk
         } catch {
-            finish(comment: "the body failed after \(state.withLock { $0.data.count }) bytes: \(error)")
+            let count = state.withLock { $0.data.count }
+            let kind = TransportError.kind(of: error)
+            if kind == .cancelled {
+                finish(("the body was cancelled after \(count) bytes", .cancelled))
+            } else {
+                finish(("the body failed after \(count) bytes: \(error)", kind))
+            }
             throw error
         }
     }
 
     func cancel() {
-        body.cancel()
-        finish(comment: "the body was cancelled after \(state.withLock { $0.data.count }) bytes")
+        body.source.cancel()
+        finish(("the body was cancelled after \(state.withLock { $0.data.count }) bytes", .cancelled))
     }
 
-    private func finish(comment: String?) {
+    private func finish(_ ending: (comment: String, kind: TransportError.Kind)?) {
         let data: Data? = state.withLock { state in
             guard !state.reported else { return nil }
             state.reported = true
             return state.data
         }
-        if let data { report(data, comment) }
+        if let data { report(data, ending) }
     }
 }

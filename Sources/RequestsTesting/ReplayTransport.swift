@@ -12,10 +12,14 @@ import Requests
 /// A request is answered by a recorded entry with the same method and URL (and the same body,
 /// with `matchingBody`), the entries of one request in the order they were recorded:
 ///
-/// - ``Mode/strict`` compares URLs as text and answers each entry once: a request that was not
-///   recorded, or asked for more often than it was, fails with ``UnmatchedRequest``.
+/// - ``Mode/strict`` compares query items in their order and bodies byte for byte, and answers
+///   each entry once: a request that was not recorded, or asked for more often than it was,
+///   fails with ``UnmatchedRequest``.
 /// - ``Mode/lenient`` compares query items in any order and JSON bodies by value, and repeats the
 ///   last matching entry once the others are used; a request that was never recorded fails too.
+///
+/// A recorded `[redacted]` query value matches any value, and a URL's user and password are not
+/// compared, so that a recording with its secrets hidden still replays.
 ///
 /// An entry recorded as a failure (status 0) is thrown again as a ``/Requests/TransportError`` of its
 /// recorded kind. The recorded body is the one the caller read, already decoded, so a replayed
@@ -32,8 +36,8 @@ public final class ReplayTransport: Transport {
     private let entries: [HAR.Entry]
     private let mode: Mode
     private let matchingBody: Bool
-    private let used = Locked<[Int]>([])
-    private let received = Locked<[RecordedRequest]>([])
+    private let used = Guarded<[Int]>([])
+    private let received = Guarded<[RecordedRequest]>([])
 
     /// Replays an archive.
     ///
@@ -71,12 +75,15 @@ public final class ReplayTransport: Transport {
     /// Answers from the archive.
     ///
     /// - Parameter request: The request.
-    /// - Returns: The recorded head and body.
+    /// - Returns: The recorded head and body; a body recorded as ending early ends the same way.
     /// - Throws: ``UnmatchedRequest`` naming the request and the nearest entries; the recorded
-    ///   failure as a ``/Requests/TransportError``.
+    ///   failure as a ``/Requests/TransportError``; `CancellationError` when the call is
+    ///   cancelled (no entry is used up then).
     public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
         let recorded = try await RecordedRequest(reading: request)
         received.withLock { $0.append(recorded) }
+        try Task.checkCancellation()
+        if request.handle.isCancelled { throw CancellationError() }
         let matching = entries.indices.filter { differences(entries[$0], recorded).isEmpty }
         let chosen: Int? = used.withLock { used in
             let index = matching.first { used[$0] == 0 } ?? (mode == .lenient ? matching.last : nil)
@@ -84,19 +91,38 @@ public final class ReplayTransport: Transport {
             return index
         }
         guard let chosen else { throw unmatched(recorded, matching: matching) }
-        try Task.checkCancellation()
-        let response = entries[chosen].response
+        return try answer(entries[chosen].response, to: recorded)
+    }
+
+    /// The head and body of a recorded response, or its recorded failure.
+    private func answer(_ response: HAR.Response, to request: RecordedRequest) throws -> (ResponseHead, ResponseBody) {
         if response.status == 0 {
-            let kinds: [TransportError.Kind] = [.cannotConnect, .connectionLost, .dnsFailed, .timedOut, .tls, .cancelled, .other]
-            let kind = kinds.first { $0.description == response.errorKind } ?? .other
-            throw TransportError(kind, detail: "replayed: \(response.error ?? "a recorded failure")")
+            throw TransportError(Self.kind(response.errorKind), detail: "replayed: \(response.error ?? "a recorded failure")")
         }
-        let body = HAR.data(of: response.content.text, encoding: response.content.encoding)
-        var headers = HTTPHeaders(response.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+        var body = HAR.data(of: response.content.text, encoding: response.content.encoding)
+        var headers = HTTPHeaders()
+        for field in response.headers {
+            headers.append(name: field.name, value: field.value)
+        }
+        // The recorded body is what the caller read: decoded, and whole unless it ended early.
         headers.remove(name: "Content-Encoding")
-        headers.update(name: "Content-Length", value: String(body.count))
-        let head = ResponseHead(statusCode: response.status, headers: headers, url: recorded.url, httpVersion: response.httpVersion)
-        return (head, ResponseBody(body))
+        headers.remove(name: "Transfer-Encoding")
+        let ending = response.content.errorKind.map { Self.kind($0) }
+        if request.method == .head || !StubResponse.mayHaveBody(status: response.status) {
+            body = Data()
+        } else if ending != nil {
+            headers.remove(name: "Content-Length")
+        } else {
+            headers.update(name: "Content-Length", value: String(body.count))
+        }
+        let head = ResponseHead(statusCode: response.status, headers: headers, url: request.url, httpVersion: response.httpVersion)
+        guard let ending else { return (head, ResponseBody(body)) }
+        let failure = TransportError(ending, detail: "replayed: " + (response.content.comment ?? "the recorded body ended early"))
+        return (head, ResponseBody(source: ChunkSource(body.isEmpty ? [] : [body], interval: .zero, failure: failure)))
+    }
+
+    private static func kind(_ name: String?) -> TransportError.Kind {
+        TransportError.Kind.all.first { $0.description == name } ?? .other
     }
 
     // MARK: Matching
@@ -118,16 +144,28 @@ public final class ReplayTransport: Transport {
         return found
     }
 
+    /// Whether a request's URL is the recorded one: the same scheme, host, port and path, and the
+    /// same query items (in the same order when strict), a recorded `[redacted]` value matching
+    /// any value; a user and password are not compared (a recording leaves them out).
     private func sameURL(_ recorded: String, _ url: URL) -> Bool {
         if recorded == url.absoluteString { return true }
-        guard mode == .lenient,
-              var left = URLComponents(string: recorded),
+        guard var left = URLComponents(string: recorded),
               var right = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return false }
-        let leftItems = (left.queryItems ?? []).map { "\($0.name)=\($0.value ?? "")" }.sorted()
-        let rightItems = (right.queryItems ?? []).map { "\($0.name)=\($0.value ?? "")" }.sorted()
-        left.query = nil
-        right.query = nil
-        return left == right && leftItems == rightItems
+        var leftItems = left.queryItems ?? []
+        var rightItems = right.queryItems ?? []
+        for components in [\URLComponents.query, \.user, \.password] {
+            left[keyPath: components] = nil
+            right[keyPath: components] = nil
+        }
+        guard left == right, leftItems.count == rightItems.count else { return false }
+        if mode == .lenient {
+            let order = { (a: URLQueryItem, b: URLQueryItem) in (a.name, a.value ?? "") < (b.name, b.value ?? "") }
+            leftItems.sort(by: order)
+            rightItems.sort(by: order)
+        }
+        return zip(leftItems, rightItems).allSatisfy { recordedItem, item in
+            recordedItem.name == item.name && (recordedItem.value == item.value || recordedItem.value == Redaction.placeholder)
+        }
     }
 
     private func sameBody(_ recorded: Data, _ sent: Data) -> Bool {
@@ -165,7 +203,8 @@ extension ReplayTransport {
     /// ```swift
     /// let transport = try ReplayTransport.replaying(fixture, orRecordingThrough: URLSessionTransport())
     /// let session = Session(transport: transport)
-    /// defer { Task { try await session.shutdown() } }
+    /// let user = try await APIClient(session: session).user(7)
+    /// try await session.shutdown()   // writes the file when recording
     /// ```
     ///
     /// - Parameters:
@@ -174,15 +213,21 @@ extension ReplayTransport {
     ///   - mode: How closely requests must match when replaying; ``Mode/strict`` by default.
     ///   - matchingBody: Whether bodies must match when replaying; `false` by default.
     ///   - redactsCredentials: Whether credentials are redacted when recording; `true` by default.
+    ///   - redactedHeaders: More header names to redact when recording.
+    ///   - redactedQueryItems: Query item names to redact when recording.
     /// - Returns: A ``ReplayTransport`` or a ``RecordingTransport``.
     /// - Throws: The file's read or decoding error when it exists but cannot be replayed.
     public static func replaying(
         _ file: URL, orRecordingThrough live: @autoclosure () -> any Transport, mode: Mode = .strict,
-        matchingBody: Bool = false, redactsCredentials: Bool = true
+        matchingBody: Bool = false, redactsCredentials: Bool = true, redactedHeaders: [String] = [],
+        redactedQueryItems: [String] = []
     ) throws -> any Transport {
         if FileManager.default.fileExists(atPath: file.path) {
             return try ReplayTransport(contentsOf: file, mode: mode, matchingBody: matchingBody)
         }
-        return RecordingTransport(wrapping: live(), writingTo: file, redactsCredentials: redactsCredentials)
+        return RecordingTransport(
+            wrapping: live(), writingTo: file, redactsCredentials: redactsCredentials,
+            redactedHeaders: redactedHeaders, redactedQueryItems: redactedQueryItems
+        )
     }
 }

@@ -57,8 +57,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         if let mismatch = url.mismatch(request.url) {
             found.append(mismatch)
         }
-        var items = request.queryItems
-        for item in query {
+        var items = request.queryItems.map { URLQueryItem(name: $0.name, value: $0.value ?? "") }
+        for item in url.query + query {
+            let item = URLQueryItem(name: item.name, value: item.value ?? "")
             if let index = items.firstIndex(of: item) {
                 items.remove(at: index)
             } else {
@@ -96,80 +97,131 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
 // MARK: - URLPattern
 
-/// How a route matches the URL: whole, by path, or by path prefix.
+/// How a route matches the URL: whole, by path, or by prefix.
 ///
-/// A string literal reads as a path when it starts with `/` (a prefix when it ends with `*`:
-/// `"/api/*"`), and as a whole URL otherwise.
-public struct URLPattern: Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+/// A string reads as a path when it starts with `/` (a prefix when it ends with `*`: `"/api/*"`),
+/// as any URL when it is `*`, and as a whole URL otherwise (a prefix of whole URLs when it ends
+/// with `*`). A query written in it (`"/search?page=2"`) must be carried by the request, as
+/// `query:` items must. Paths are compared percent-decoded, and an empty path is `/`. String
+/// interpolation works: `"/users/\(id)"`.
+public struct URLPattern: Sendable, CustomStringConvertible, ExpressibleByStringInterpolation {
     enum Kind: Sendable {
         case any
-        case exact(String)
+        /// Scheme, host, port and path (decoded); the query only when ``query`` has items.
+        case exact(URLComponents)
         case path(String)
         case pathPrefix(String)
+        /// The start of the whole URL as text.
+        case urlPrefix(String)
     }
 
     let kind: Kind
+    /// Query items written in the pattern, which the request must carry (others may come beside).
+    let query: [URLQueryItem]
+    private let text: String
 
     /// Any URL.
-    public static let any = URLPattern(kind: .any)
+    public static let any = URLPattern(kind: .any, query: [], text: "any URL")
 
-    /// The whole URL, compared as text (`absoluteString`): scheme, host, port, path and query.
+    /// The whole URL: scheme, host, port and path, and the query when `url` has one.
     ///
     /// - Parameter url: The URL.
     /// - Returns: The pattern.
-    public static func exact(_ url: URL) -> URLPattern { URLPattern(kind: .exact(url.absoluteString)) }
+    public static func exact(_ url: URL) -> URLPattern { URLPattern(text: url.absoluteString) }
 
     /// The path, on any host; the query is not compared.
     ///
     /// - Parameter path: The path, such as `/users/7`.
     /// - Returns: The pattern.
-    public static func path(_ path: String) -> URLPattern { URLPattern(kind: .path(path)) }
+    public static func path(_ path: String) -> URLPattern {
+        URLPattern(kind: .path(Self.decoded(path)), query: [], text: path)
+    }
 
     /// Paths that start with `prefix`, on any host.
     ///
     /// - Parameter prefix: The start of the path, such as `/api/`.
     /// - Returns: The pattern.
-    public static func pathPrefix(_ prefix: String) -> URLPattern { URLPattern(kind: .pathPrefix(prefix)) }
-
-    init(kind: Kind) {
-        self.kind = kind
+    public static func pathPrefix(_ prefix: String) -> URLPattern {
+        URLPattern(kind: .pathPrefix(Self.decoded(prefix)), query: [], text: prefix + "*")
     }
 
-    /// Reads `"/path"` as ``path(_:)``, `"/prefix*"` as ``pathPrefix(_:)`` and anything else as
-    /// a whole URL.
+    private init(kind: Kind, query: [URLQueryItem], text: String) {
+        self.kind = kind
+        self.query = query
+        self.text = text
+    }
+
+    /// Reads a pattern as the type's description says.
     ///
-    /// - Parameter value: The literal.
+    /// - Parameter value: The text.
     public init(stringLiteral value: String) {
-        if value.hasPrefix("/") {
-            kind = value.hasSuffix("*") ? .pathPrefix(String(value.dropLast())) : .path(value)
+        self.init(text: value)
+    }
+
+    /// Reads an interpolated pattern as the type's description says.
+    ///
+    /// - Parameter stringInterpolation: The interpolated text.
+    public init(stringInterpolation: DefaultStringInterpolation) {
+        self.init(text: String(stringInterpolation: stringInterpolation))
+    }
+
+    private init(text value: String) {
+        text = value
+        if value == "*" {
+            kind = .any
+            query = []
+        } else if value.hasPrefix("/") {
+            let parts = value.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            let path = String(parts[0])
+            query = parts.count > 1 ? URLComponents(string: "?" + parts[1])?.queryItems ?? [] : []
+            kind = path.hasSuffix("*") ? .pathPrefix(Self.decoded(String(path.dropLast()))) : .path(Self.decoded(path))
+        } else if value.hasSuffix("*") {
+            kind = .urlPrefix(String(value.dropLast()))
+            query = []
+        } else if let components = URLComponents(string: value) {
+            query = components.queryItems ?? []
+            var whole = components
+            whole.query = nil
+            kind = .exact(whole)
         } else {
-            kind = .exact(value)
+            kind = .urlPrefix(value)
+            query = []
         }
     }
 
     func mismatch(_ url: URL) -> String? {
-        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = Self.normalized(components?.path ?? url.path)
         switch kind {
         case .any:
             return nil
         case .exact(let expected):
-            return url.absoluteString == expected ? nil : "URL is \(url.absoluteString), not \(expected)"
+            guard let components else { return "URL is \(url.absoluteString), not \(text)" }
+            let same = components.scheme?.lowercased() == expected.scheme?.lowercased()
+                && components.host?.lowercased() == expected.host?.lowercased()
+                && components.port == expected.port
+                && path == Self.normalized(expected.path)
+            return same ? nil : "URL is \(url.absoluteString), not \(text)"
         case .path(let expected):
-            return path == expected ? nil : "path is \(path), not \(expected)"
+            return path == Self.normalized(expected) ? nil : "path is \(path), not \(expected)"
         case .pathPrefix(let prefix):
             return path.hasPrefix(prefix) ? nil : "path \(path) does not start with \(prefix)"
+        case .urlPrefix(let prefix):
+            return url.absoluteString.hasPrefix(prefix) ? nil : "URL \(url.absoluteString) does not start with \(prefix)"
         }
     }
 
-    /// The pattern as a route line shows it.
-    public var description: String {
-        switch kind {
-        case .any: "any URL"
-        case .exact(let url): url
-        case .path(let path): path
-        case .pathPrefix(let prefix): prefix + "*"
-        }
+    /// A path as compared: percent-decoded, `/` when empty.
+    private static func normalized(_ path: String) -> String {
+        path.isEmpty ? "/" : path
     }
+
+    private static func decoded(_ path: String) -> String {
+        normalized(path.removingPercentEncoding ?? path)
+    }
+
+    /// The pattern as written.
+    public var description: String { text }
 }
 
 // MARK: - BodyPattern
@@ -216,9 +268,16 @@ public struct BodyPattern: Sendable, CustomStringConvertible {
 
     /// The body decodes as JSON to a value equal to `value`, whatever its key order and spacing.
     ///
-    /// - Parameter value: The value.
+    /// Decoding reads the keys `Value` has: a body with more keys matches too. For the whole
+    /// document, pass a type that holds all of it (a `[String: …]` dictionary, say).
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - decoder: Makes the decoder, for date or key strategies; a plain `JSONDecoder` by default.
     /// - Returns: The pattern.
-    public static func json<Value: Decodable & Equatable & Sendable>(_ value: Value) -> BodyPattern {
-        BodyPattern("decoding as JSON to \(value)") { (try? JSONDecoder().decode(Value.self, from: $0)) == value }
+    public static func json<Value: Decodable & Equatable & Sendable>(
+        _ value: Value, decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) -> BodyPattern {
+        BodyPattern("decoding as JSON to \(value)") { (try? decoder().decode(Value.self, from: $0)) == value }
     }
 }

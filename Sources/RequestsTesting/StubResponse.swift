@@ -17,7 +17,9 @@ import Requests
 /// ```
 ///
 /// A body in memory gets a `Content-Length` unless the headers give one; a streamed body has
-/// none, as a chunked response has none. Header names and values are sent as given.
+/// none, as a chunked response has none. As from a server, an answer to `HEAD` keeps its
+/// `Content-Length` and has no body, and a 1xx, 204 or 304 answer has neither. Header names and
+/// values are sent as given.
 public struct StubResponse: Sendable {
     enum Body: Sendable {
         case data(Data)
@@ -157,6 +159,12 @@ public struct StubResponse: Sendable {
     public static var dnsFailure: StubResponse { .failure(.dnsFailed, detail: "stubbed: host not found") }
     /// A failed TLS handshake (``/Requests/TransportError/Kind/tls``).
     public static var tlsFailure: StubResponse { .failure(.tls, detail: "stubbed: certificate not trusted") }
+
+    /// Whether a response with `status` may carry a body and a `Content-Length`: not 1xx, 204
+    /// or 304 (RFC 9110, sections 8.6 and 15).
+    static func mayHaveBody(status: Int) -> Bool {
+        !(100..<200).contains(status) && status != 204 && status != 304
+    }
 
     static func sortedKeysEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()

@@ -12,17 +12,17 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     /// The requests this route answers.
     public let matcher: RequestMatcher
     private let responses: [StubResponse]
-    private let answered = Locked<[RecordedRequest]>([])
+    private let answered = Guarded<[RecordedRequest]>([])
 
     init(matcher: RequestMatcher, responses: [StubResponse]) {
         self.matcher = matcher
         self.responses = responses.isEmpty ? [.status(200)] : responses
     }
 
-    /// How many requests this route has answered.
+    /// How many requests this route has matched (a call cancelled during a stubbed delay counts).
     public var hits: Int { answered.withLock { $0.count } }
 
-    /// The requests this route has answered, in the order they came.
+    /// The requests this route has matched, in the order they came.
     public var requests: [RecordedRequest] { answered.withLock { $0 } }
 
     /// Whether the route was hit exactly `count` times; otherwise an error that says how often

@@ -25,11 +25,12 @@ import Requests
 ///
 /// The route added last is tried first, so a test can override a route its setup added. A
 /// request no route matches fails with ``UnmatchedRequest``, which names the request and the
-/// nearest routes. Routes can be added while requests are in flight, and ``requests`` can be
+/// nearest routes; through a session, it is the `underlyingError` of the
+/// ``/Requests/RequestError`` the call throws (code `transportFailed`, never retried). Routes can be added while requests are in flight, and ``requests`` can be
 /// read from any task.
 public final class StubTransport: Transport {
-    private let routes = Locked<[StubRoute]>([])
-    private let received = Locked<[RecordedRequest]>([])
+    private let routes = Guarded<[StubRoute]>([])
+    private let received = Guarded<[RecordedRequest]>([])
     /// What the stub says it does on its own: by default, nothing (no decoding, no headers).
     public let behavior: TransportBehavior
 
@@ -129,11 +130,13 @@ public final class StubTransport: Transport {
         case .failure(let error):
             throw error
         case .answer(let status, var headers, let body):
+            let mayHaveBody = StubResponse.mayHaveBody(status: status)
+            let sendsBody = mayHaveBody && recorded.method != .head
             let responseBody: ResponseBody
             switch body {
             case .data(let data):
-                headers = headers.adding("Content-Length", String(data.count))
-                responseBody = ResponseBody(data)
+                if mayHaveBody { headers = headers.adding("Content-Length", String(data.count)) }
+                responseBody = ResponseBody(sendsBody ? data : Data())
             case .file(let url):
                 let data: Data
                 do {
@@ -141,10 +144,12 @@ public final class StubTransport: Transport {
                 } catch {
                     throw TransportError(.other, detail: "the stubbed file \(url.path) cannot be read", underlyingError: error)
                 }
-                headers = headers.adding("Content-Length", String(data.count))
-                responseBody = ResponseBody(data)
+                if mayHaveBody { headers = headers.adding("Content-Length", String(data.count)) }
+                responseBody = ResponseBody(sendsBody ? data : Data())
             case .chunks(let chunks, let interval, let failure):
-                responseBody = ResponseBody(source: ChunkSource(chunks, interval: interval, failure: failure))
+                responseBody = sendsBody
+                    ? ResponseBody(source: ChunkSource(chunks, interval: interval, failure: failure))
+                    : ResponseBody(Data())
             }
             return (ResponseHead(statusCode: status, headers: headers, url: recorded.url, httpVersion: "HTTP/1.1"), responseBody)
         }

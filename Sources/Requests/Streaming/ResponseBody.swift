@@ -51,7 +51,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// sets it from the call's timeout.
     var silenceLimit: Duration?
 
-    var source: any ResponseBodySource { owner.source }
+    package var source: any ResponseBodySource { owner.source }
 
     /// A body whose chunks come from a transport's source.
     ///

@@ -92,6 +92,9 @@ extension TransportError {
         /// Anything else: a malformed response, an unsupported feature, a local error.
         public static let other = Kind("other")
 
+        /// Every kind, for tools that read a kind back from its ``description``.
+        package static let all: [Kind] = [.cannotConnect, .connectionLost, .dnsFailed, .timedOut, .tls, .cancelled, .other]
+
         /// The kind of a `URLError`, by its code and, for FoundationNetworking's catch-all
         /// `unknown`, by libcurl's words.
         ///
