@@ -30,6 +30,8 @@ public struct StubResponse: Sendable {
     enum Outcome: Sendable {
         case answer(status: Int, headers: HTTPHeaders, body: Body)
         case failure(TransportError)
+        /// Made from the request when it comes.
+        case computed(@Sendable (RecordedRequest) throws -> StubResponse)
     }
 
     let outcome: Outcome
@@ -133,6 +135,20 @@ public struct StubResponse: Sendable {
     ) -> StubResponse {
         let error = failure.map { TransportError($0, detail: "stubbed failure after \(chunks.count) chunks") }
         return StubResponse(.answer(status: status, headers: headers, body: .chunks(chunks, interval: interval, failure: error)))
+    }
+
+    /// An answer made from the request when it comes: to echo what was sent, or to answer by
+    /// an identifier in the path. An error `make` throws fails the request with that error as
+    /// the transport's.
+    ///
+    /// ```swift
+    /// stub.on(.post, "/echo", respond: .computed { request in .data(request.body) })
+    /// ```
+    ///
+    /// - Parameter make: Makes the answer; it may not itself be `computed`.
+    /// - Returns: The answer.
+    public static func computed(_ make: @escaping @Sendable (RecordedRequest) throws -> StubResponse) -> StubResponse {
+        StubResponse(.computed(make))
     }
 
     // MARK: Failures

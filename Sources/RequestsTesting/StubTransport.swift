@@ -93,6 +93,11 @@ public final class StubTransport: Transport {
         return route
     }
 
+    /// Removes every route, for a test that sets up new ones; the requests received are kept.
+    public func removeAllRoutes() {
+        routes.withLock { $0.removeAll() }
+    }
+
     /// Every request received, in the order they came, matched or not.
     public var requests: [RecordedRequest] { received.withLock { $0 } }
 
@@ -123,12 +128,22 @@ public final class StubTransport: Transport {
         guard let route = candidates.last(where: { $0.matcher.matches(recorded) }) else {
             throw unmatched(recorded, among: candidates)
         }
-        let response = route.answer(recorded)
+        var response = route.answer(recorded)
+        if case .computed(let make) = response.outcome {
+            let delay = response.delay
+            response = try make(recorded)
+            if case .computed = response.outcome {
+                throw TransportError(.other, detail: "a computed stub answer made another computed answer")
+            }
+            response = response.delayed(by: max(delay, response.delay))
+        }
         try await sleep(response.delay, unlessCancelled: request.handle)
         try Task.checkCancellation()
         switch response.outcome {
         case .failure(let error):
             throw error
+        case .computed:
+            throw TransportError(.other, detail: "a computed stub answer made another computed answer")
         case .answer(let status, var headers, let body):
             let mayHaveBody = StubResponse.mayHaveBody(status: status)
             let sendsBody = mayHaveBody && recorded.method != .head

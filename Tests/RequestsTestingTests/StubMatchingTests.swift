@@ -102,4 +102,22 @@ import Testing
         #expect(stub.requests(matching: RequestMatcher(nil, "/a", query: ["x": "2"])).map(\.url.absoluteString) == ["https://a.example/a?x=2"])
         #expect(stub.routesNeverHit.map(\.matcher.description) == [unused.matcher.description])
     }
+
+    @Test func aComputedAnswerIsMadeFromTheRequestAndRoutesCanBeRemoved() async throws {
+        let stub = StubTransport()
+        stub.on(.post, "/echo", respond: .computed { request in .data(request.body, headers: ["X-Path": request.url.path]) })
+        stub.on(.get, "/users/*", respond: .computed { request in
+            guard let id = Int(request.url.lastPathComponent) else { return .status(400) }
+            return try .json(["id": id])
+        })
+        let session = Session(transport: stub)
+        let echoed = try await session.request("https://a.example/echo", method: .post, body: DataBody(Data("hi".utf8)))
+        #expect(echoed.data == Data("hi".utf8))
+        #expect(echoed.headers["X-Path"] == "/echo")
+        #expect(try await session.request("https://a.example/users/42").text == "{\"id\":42}")
+        #expect(try await session.request("https://a.example/users/x").statusCode == 400)
+        stub.removeAllRoutes()
+        await #expect(throws: RequestError.self) { try await session.request("https://a.example/users/42") }
+        #expect(stub.requests.count == 4)
+    }
 }
