@@ -53,7 +53,7 @@ struct JSONWriter {
             if prettyPrinted { newline(indent: stack.count) }
             let slot = stack[top].slot(index)
             if children.isKeyed {
-                writeString(children.keys[slot])
+                writeString(children.key(at: slot))
                 if prettyPrinted {
                     append(" : ")
                 } else {
@@ -64,6 +64,9 @@ struct JSONWriter {
             case .sendable(let values): try write(sendable: values[slot])
             case .any(let values): try write(values[slot])
             case .strings(let values): writeString(values[slot])
+            case .tree:
+                // Only the query writer is handed tree containers; `JSONTreeWriter` writes trees as JSON.
+                throw ParameterEncodingError(.invalidJSONValue, detail: "a JSONTree container is written by JSONTreeWriter, not JSONWriter")
             }
         }
     }

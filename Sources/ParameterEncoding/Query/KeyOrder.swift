@@ -41,6 +41,30 @@ enum KeyOrder {
         return order ?? .positions(unicodeSortedIndices(keys))
     }
 
+    /// The order to write a tree object's entries in, by key, and whether a key is there more
+    /// than once (its entries are then next to each other, in encoding order).
+    static func writingOrder(_ entries: [JSONTree.Entry]) -> (order: ChildOrder, repeatsKeys: Bool) {
+        guard entries.count > 1 else { return (.asGiven, false) }
+        let ascii = entries.withUnsafeBufferPointer { entries in
+            asciiSorted(count: entries.count, key: { entries[$0].key }) { prefixes in
+                var repeatsKeys = false
+                for position in prefixes.indices.dropFirst() {
+                    let previous = prefixes[position - 1]
+                    let current = prefixes[position]
+                    if previous.high == current.high, previous.low == current.low,
+                       entries[previous.index].key.utf8.elementsEqual(entries[current.index].key.utf8) {
+                        repeatsKeys = true
+                        break
+                    }
+                }
+                return (ChildOrder.make(count: prefixes.count) { prefixes[$0].index }, repeatsKeys)
+            }
+        }
+        if let ascii { return ascii }
+        let keys = entries.map(\.key)
+        return (.positions(unicodeSortedIndices(keys)), Set(keys).count < keys.count)
+    }
+
     /// Sorts any keys: canonical order, ties broken by UTF-8 bytes.
     private static func unicodeSortedIndices(_ keys: [String]) -> [Int] {
         let normalized = keys.map { isASCII($0) ? $0 : $0.precomposedStringWithCanonicalMapping }
@@ -118,19 +142,26 @@ enum KeyOrder {
     /// the stack for small containers.
     private static func asciiSorted<Order>(_ keys: [String], finish: (UnsafeMutableBufferPointer<Prefix>) -> Order) -> Order? {
         keys.withUnsafeBufferPointer { keys in
-            withUnsafeTemporaryAllocation(of: Prefix.self, capacity: keys.count) { prefixes -> Order? in
-                for index in keys.indices {
-                    var prefix = Prefix(index: index)
-                    // Native strings hand out their bytes directly; bridged ones are walked.
-                    let isASCII = keys[index].utf8.withContiguousStorageIfAvailable { bytes in
-                        Self.addASCII(bytes, to: &prefix)
-                    } ?? Self.addASCII(keys[index].utf8, to: &prefix)
-                    guard isASCII else { return nil }
-                    prefixes.initializeElement(at: index, to: prefix)
-                }
-                sort(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
-                return finish(prefixes)
+            asciiSorted(count: keys.count, key: { keys[$0] }, finish: finish)
+        }
+    }
+
+    /// ``asciiSorted(_:finish:)`` for `count` keys that `key` gives by position.
+    @inline(__always)
+    private static func asciiSorted<Order>(count: Int, key: (Int) -> String,
+                                           finish: (UnsafeMutableBufferPointer<Prefix>) -> Order) -> Order? {
+        withUnsafeTemporaryAllocation(of: Prefix.self, capacity: count) { prefixes -> Order? in
+            for index in 0..<count {
+                var prefix = Prefix(index: index)
+                // Native strings hand out their bytes directly; bridged ones are walked.
+                let isASCII = key(index).utf8.withContiguousStorageIfAvailable { bytes in
+                    Self.addASCII(bytes, to: &prefix)
+                } ?? Self.addASCII(key(index).utf8, to: &prefix)
+                guard isASCII else { return nil }
+                prefixes.initializeElement(at: index, to: prefix)
             }
+            sort(prefixes) { key($0).utf8.lexicographicallyPrecedes(key($1).utf8) }
+            return finish(prefixes)
         }
     }
 

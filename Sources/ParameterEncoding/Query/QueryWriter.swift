@@ -1,6 +1,7 @@
 // MARK: - QueryWriter
 
-/// Flattens parameters into `key=value&key=value` bytes in one pass.
+/// Flattens parameters, or the tree of an `Encodable` value, into `key=value&key=value` bytes
+/// in one pass.
 ///
 /// The walk is iterative: open containers live on a stack of frames in ``write(_:)``, not on the
 /// call stack, so any depth up to ``ParameterEncodingError/maximumDepth`` uses the same small
@@ -100,7 +101,18 @@ struct QueryWriter: ~Copyable {
     private mutating func writeChildren(of frame: inout Frame) throws -> OpenedContainer? {
         let children = frame.cursor.children
         let order = frame.cursor.order
+        let isKeyed = children.isKeyed
         let keys = children.keys
+        // A tree container's entries hold its keys and values; read once, not per child.
+        let entries: [JSONTree.Entry]
+        let isTree: Bool
+        if case .tree(let source) = children.values {
+            entries = source.entries
+            isTree = true
+        } else {
+            entries = []
+            isTree = false
+        }
         while frame.cursor.next < children.count {
             let index = frame.cursor.next
             frame.cursor.next = index + 1
@@ -111,23 +123,24 @@ struct QueryWriter: ~Copyable {
             }
             let slot = order.slot(index)
             var rawKey = ""
-            if !keys.isEmpty {
+            if isKeyed {
+                let name = isTree ? entries[slot].key : keys[slot]
                 if frame.isTopLevel {
-                    escaping.append(keys[slot], to: &key)
-                    if tracksRawKey { rawKey = keys[slot] }
+                    escaping.append(name, to: &key)
+                    if tracksRawKey { rawKey = name }
                 } else {
                     switch keyPathEncoding.style {
                     case .brackets:
                         escaping.append(byte: UInt8(ascii: "["), to: &key)
-                        escaping.append(keys[slot], to: &key)
+                        escaping.append(name, to: &key)
                         escaping.append(byte: UInt8(ascii: "]"), to: &key)
                     case .dots:
                         escaping.append(byte: UInt8(ascii: "."), to: &key)
-                        escaping.append(keys[slot], to: &key)
+                        escaping.append(name, to: &key)
                     case .custom(let join):
-                        escaping.append(join(keys[slot]), to: &key)
+                        escaping.append(join(name), to: &key)
                     }
-                    if tracksRawKey { rawKey = frame.rawKey + keyPathEncoding.encode(keys[slot]) }
+                    if tracksRawKey { rawKey = frame.rawKey + keyPathEncoding.encode(name) }
                 }
             } else {
                 switch arrayEncoding {
@@ -146,17 +159,23 @@ struct QueryWriter: ~Copyable {
                     escaping.append(rawKey, to: &key)
                 }
             }
-            let opened: ParameterChildren?
-            switch children.values {
-            case .sendable(let values): opened = try write(sendable: values[slot])
-            case .any(let values): opened = try write(values[slot])
-            case .strings(let values):
-                writePair(text: values[slot])
-                opened = nil
-            }
+            let opened = isTree ? write(entries, at: slot, of: children.values) : try write(children.values, at: slot)
             if let opened { return OpenedContainer(children: opened, rawKey: rawKey) }
         }
         return nil
+    }
+
+    /// Writes the child at `slot`, or returns it if it is a container.
+    @inline(__always)
+    private mutating func write(_ values: ParameterChildren.Values, at slot: Int) throws -> ParameterChildren? {
+        switch values {
+        case .sendable(let values): return try write(sendable: values[slot])
+        case .any(let values): return try write(values[slot])
+        case .strings(let values):
+            writePair(text: values[slot])
+            return nil
+        case .tree(let source): return write(source.entries, at: slot, of: values)
+        }
     }
 
     // MARK: Pairs

@@ -77,12 +77,16 @@ struct ParameterChildren {
         /// An array of strings, the most common array, kept as it is: its elements need no
         /// classifying and no existential box each.
         case strings([String])
+        /// The entries of a container of a ``JSONTree``: keys and typed values, which need no
+        /// classifying at all.
+        case tree(TreeEntries)
 
         var count: Int {
             switch self {
             case .sendable(let values): values.count
             case .any(let values): values.count
             case .strings(let values): values.count
+            case .tree(let source): source.entries.count
             }
         }
 
@@ -91,6 +95,7 @@ struct ParameterChildren {
             case .sendable(let values): values[position]
             case .any(let values): values[position]
             case .strings(let values): values[position]
+            case .tree(let source): source.entries[position].value
             }
         }
     }
@@ -107,7 +112,7 @@ struct ParameterChildren {
         case byDescription
     }
 
-    /// Keys, one per value; empty for arrays.
+    /// Keys, one per value; empty for arrays and for tree containers, whose entries hold them.
     let keys: [String]
     let values: Values
     let ordering: Ordering
@@ -119,9 +124,17 @@ struct ParameterChildren {
     }
 
     var count: Int { values.count }
-    var isKeyed: Bool { !keys.isEmpty }
     /// Whether this is a dictionary or ordered pairs (even an empty one), not an array.
     var isObject: Bool { ordering != .array }
+    /// Whether the children have keys: the same as ``isObject``.
+    var isKeyed: Bool { isObject }
+
+    /// The key of the child at `slot`.
+    @inline(__always)
+    func key(at slot: Int) -> String {
+        if case .tree(let source) = values { return source.entries[slot].key }
+        return keys[slot]
+    }
 
     /// The writing order, with dictionary keys sorted by `sortedOrder`.
     func writingOrder(sortingKeysWith sortedOrder: ([String]) -> ChildOrder) -> ChildOrder {
@@ -160,6 +173,17 @@ struct ParameterChildren {
     static func sorted(keys: [String], values: [Any]) -> ParameterChildren {
         ParameterChildren(keys: keys, values: .any(values), ordering: .byKey)
     }
+
+    /// The container at `index` of `tree`: an object's entries sorted by key or in encoding
+    /// order (at every level), as `sortsKeys` says, or an array's elements.
+    static func tree(_ tree: JSONTree, container index: Int, sortsKeys: Bool) -> ParameterChildren {
+        let container = tree.containers[index]
+        return ParameterChildren(keys: [], values: .tree(TreeEntries(tree: tree, entries: container.entries, sortsKeys: sortsKeys)),
+                                 ordering: container.isObject ? (sortsKeys ? .byKey : .given) : .array)
+    }
+
+    /// No children: what the writers make of a value that encoded nothing.
+    static var none: ParameterChildren { ParameterChildren(keys: [], values: .strings([]), ordering: .array) }
 
     /// Entries whose keys are not strings, keyed by their description.
     static func described(_ entries: [(key: Any, value: Any)]) -> ParameterChildren {
@@ -221,10 +245,16 @@ struct ChildCursor {
     let order: ChildOrder
     var next = 0
 
-    /// Starts a walk over `children`, with dictionary keys sorted by `sortedOrder`.
+    /// Starts a walk over `children`, with dictionary keys sorted by `sortedOrder`. A tree
+    /// object's keys are sorted in ``KeyOrder``, each written once (see
+    /// ``TreeEntries/objectChildren(sorted:)``); only the query writer is given tree containers.
     init(_ children: ParameterChildren, sortingKeysWith sortedOrder: ([String]) -> ChildOrder) {
-        self.children = children
-        self.order = children.writingOrder(sortingKeysWith: sortedOrder)
+        if case .tree(let source) = children.values, children.isObject {
+            (self.children, self.order) = source.objectChildren(sorted: children.ordering == .byKey)
+        } else {
+            self.children = children
+            self.order = children.writingOrder(sortingKeysWith: sortedOrder)
+        }
     }
 
     /// The position in the children of the `index`-th child to write.
@@ -235,6 +265,6 @@ struct ChildCursor {
 
     /// The component of the child most recently started, for key paths.
     var lastComponent: KeyPathComponent {
-        children.isKeyed ? .key(children.keys[slot(next - 1)]) : .index(next - 1)
+        children.isKeyed ? .key(children.key(at: slot(next - 1))) : .index(next - 1)
     }
 }
