@@ -20,9 +20,9 @@ import Foundation
 /// one of the other kind replaces what is there when it first writes, and `superEncoder()` writes
 /// into the current container, so a superclass's keys sit beside the subclass's.
 ///
-/// The value is first turned into the same tree of strings, numbers, booleans, arrays and
-/// dictionaries that `Parameters` holds, then written by ``URLEncoding``'s own writer: the two
-/// cannot drift apart.
+/// The value is first turned into a flat tree of typed values (the one the `Encodable` → JSON
+/// path fills), then written by ``URLEncoding``'s own writer, which reads the tree as it reads
+/// `Parameters`: the two cannot drift apart.
 public struct URLEncodedFormEncoder: Sendable {
     /// How array elements are keyed; `.brackets` by default.
     public var arrayEncoding: ArrayEncoding
@@ -164,23 +164,20 @@ public struct URLEncodedFormEncoder: Sendable {
 
     /// The encoded bytes; every entry point ends here.
     func queryBuffer(_ value: some Encodable) throws -> ByteBuffer {
-        let parameters = try parameters(from: value)
-        return try urlEncoding().queryBuffer(parameters, keyPathEncoding: keyPathEncoding)
+        try urlEncoding().queryBuffer(children(of: value), keyPathEncoding: keyPathEncoding)
     }
 
-    /// The value as the children of a top-level `Parameters` tree.
-    func parameters(from value: some Encodable) throws -> ParameterChildren {
-        let root = FormNode()
+    /// The value as the top-level children of a form: the entries of the object it encodes,
+    /// in a ``JSONTree``.
+    func children(of value: some Encodable) throws -> ParameterChildren {
         let state = FormEncodingState(options: self)
-        try state.box(value, into: root, codingPath: [])
-        switch root.content {
-        case .empty:
+        try FormTreeEncoder(state: state).box(value, into: .topLevel, path: .topLevel)
+        switch state.topLevel {
+        case .nothing:
             return .parameters([:])
-        case .keyed(let storage):
-            return alphabetizeKeyValuePairs
-                ? .parameters(storage.dictionary(sorted: true))
-                : .ordered(storage.pairs(sorted: false))
-        case .scalar, .unkeyed:
+        case .container(let index) where state.tree.containers[index].isObject:
+            return .tree(state.tree, container: index, sortsKeys: alphabetizeKeyValuePairs)
+        default:
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],
                 debugDescription: "a form needs a keyed top-level value (a struct or a dictionary), not \(type(of: value))"
