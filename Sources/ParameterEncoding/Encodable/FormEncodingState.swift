@@ -103,13 +103,19 @@ final class FormEncodingState {
 
     // MARK: Coding paths
 
-    /// Runs `body` with `link` as the innermost link, and passes it the path that ends there.
+    /// Makes `link` the innermost link and returns the path that ends there; ``pop(_:)`` takes
+    /// it off again.
     @inline(__always)
-    func with<Result>(_ link: FormPath.Link, _ body: (FormPath) throws -> Result) rethrows -> Result {
-        let index = links.count
+    func push(_ link: FormPath.Link) -> FormPath {
         links.append(link)
-        defer { while links.count > index { links.removeLast() } }
-        return try body(.link(Int32(truncatingIfNeeded: index)))
+        return .link(Int32(truncatingIfNeeded: links.count - 1))
+    }
+
+    /// Takes off the link `push(_:)` returned `path` for, and any pushed after it.
+    @inline(__always)
+    func pop(_ path: FormPath) {
+        guard case .link(let index) = path else { return }
+        while links.count > Int(index) { links.removeLast() }
     }
 
     /// Keeps a path built now, for a nested container or a super encoder.

@@ -42,7 +42,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         if let leaf = FormTreeEncoder.leaf(value) { return put(leaf, forKey: key) }
         let object = object
         let entry = encoder.state.tree.append(.nothing, key: encoder.state.name(of: key), to: object)
-        try encoder.boxNonLeaf(value, into: FormSlot(container: object, entry: entry), parent: path, key: key)
+        var key = key
+        try encoder.boxNonLeaf(value, into: FormSlot(container: object, entry: entry), parent: path, key: &key)
     }
 
     // MARK: Optionals

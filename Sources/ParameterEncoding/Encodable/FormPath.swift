@@ -4,9 +4,10 @@
 /// something asks for it (an error, or an `encode(to:)` that reads `codingPath`).
 ///
 /// A value nested in a container is encoded with a link pushed onto the encoding's list: its
-/// key (read through a pointer while the container's `encode` call runs, so that nothing is
-/// copied into an existential box) and the path of its container. Nested containers and super
-/// encoders, which live on after the call that made them, keep their path built.
+/// key (read through a pointer while the container's `encode` call runs, so that no key is
+/// copied into an existential box) and the path of its container; the link is taken off when
+/// the value is encoded. Nested containers and super encoders, which live on after the call
+/// that made them, keep their path built.
 enum FormPath {
     /// The path of the top-level value: empty.
     case topLevel
@@ -26,8 +27,8 @@ enum FormPath {
         /// An array position.
         case index(Int)
         /// A key of a keyed container, of type `type`, at `pointer`. The pointer is valid while
-        /// the link is on the list: the link is pushed inside the `withUnsafePointer` call that
-        /// made it and taken off before that call returns.
+        /// the link is on the list: the link is pushed inside the call the pointer was made for
+        /// (``FormTreeEncoder/boxNonLeaf(_:into:parent:key:)``) and taken off before it returns.
         case codingKey(UnsafeRawPointer, any CodingKey.Type)
 
         /// The key, as `codingPath` holds it.

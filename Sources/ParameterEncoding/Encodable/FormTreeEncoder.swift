@@ -72,23 +72,22 @@ final class FormTreeEncoder: Encoder {
     }
 
     /// Encodes a value that is not a ``leaf(_:)`` into the empty entry `slot` of a keyed
-    /// container whose path is `parent`, under `key`.
-    @inline(__always)
-    func boxNonLeaf<T: Encodable, Key: CodingKey>(_ value: T, into slot: FormSlot, parent: FormPath, key: Key) throws {
-        try withUnsafePointer(to: key) { key in
-            try state.with(FormPath.Link(parent: parent, key: .codingKey(UnsafeRawPointer(key), Key.self))) { path in
-                try boxNonLeaf(value, into: slot, path: path)
-            }
-        }
+    /// container whose path is `parent`, under the key at `key`, which is valid until this
+    /// returns. (A pointer made from an `inout` argument costs less than `withUnsafePointer`
+    /// and its closure, which are not inlined in unspecialized code.)
+    func boxNonLeaf<T: Encodable, Key: CodingKey>(_ value: T, into slot: FormSlot, parent: FormPath, key: UnsafePointer<Key>) throws {
+        let path = state.push(FormPath.Link(parent: parent, key: .codingKey(UnsafeRawPointer(key), Key.self)))
+        defer { state.pop(path) }
+        try boxNonLeaf(value, into: slot, path: path)
     }
 
     /// Encodes a value that is not a ``leaf(_:)`` into the empty element `slot` of an array
     /// whose path is `parent`; the element's index is its entry's position.
     @inline(__always)
     func boxNonLeaf<T: Encodable>(_ value: T, into slot: FormSlot, parent: FormPath) throws {
-        try state.with(FormPath.Link(parent: parent, key: .index(Int(slot.entry)))) { path in
-            try boxNonLeaf(value, into: slot, path: path)
-        }
+        let path = state.push(FormPath.Link(parent: parent, key: .index(Int(slot.entry))))
+        defer { state.pop(path) }
+        try boxNonLeaf(value, into: slot, path: path)
     }
 
     /// Runs the value's own `encode(to:)` with this encoder pointed at `slot`.
