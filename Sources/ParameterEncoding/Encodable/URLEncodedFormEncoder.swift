@@ -164,19 +164,20 @@ public struct URLEncodedFormEncoder: Sendable {
 
     /// The encoded bytes; every entry point ends here.
     func queryBuffer(_ value: some Encodable) throws -> ByteBuffer {
-        try urlEncoding().queryBuffer(children(of: value), keyPathEncoding: keyPathEncoding)
+        let (root, tree) = try children(of: value)
+        return try urlEncoding().queryBuffer(root, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: alphabetizeKeyValuePairs)
     }
 
-    /// The value as the top-level children of a form: the entries of the object it encodes,
-    /// in a ``JSONTree``.
-    func children(of value: some Encodable) throws -> ParameterChildren {
+    /// The value as the top-level children of a form, the entries of the object it encodes,
+    /// and the ``JSONTree`` that holds them.
+    func children(of value: some Encodable) throws -> (ParameterChildren, JSONTree) {
         let state = FormEncodingState(options: self)
         try FormTreeEncoder(state: state).box(value, into: .topLevel, path: .topLevel)
         switch state.topLevel {
         case .nothing:
-            return .parameters([:])
+            return (.parameters([:]), state.tree)
         case .container(let index) where state.tree.containers[index].isObject:
-            return .tree(state.tree, container: index, sortsKeys: alphabetizeKeyValuePairs)
+            return (.tree(state.tree, container: index, sortsKeys: alphabetizeKeyValuePairs), state.tree)
         default:
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],

@@ -46,7 +46,7 @@ enum KeyOrder {
     static func writingOrder(_ entries: [JSONTree.Entry]) -> (order: ChildOrder, repeatsKeys: Bool) {
         guard entries.count > 1 else { return (.asGiven, false) }
         let ascii = entries.withUnsafeBufferPointer { entries in
-            asciiSorted(count: entries.count, key: { entries[$0].key }) { prefixes in
+            asciiSorted(entries) { prefixes in
                 var repeatsKeys = false
                 for position in prefixes.indices.dropFirst() {
                     let previous = prefixes[position - 1]
@@ -142,27 +142,39 @@ enum KeyOrder {
     /// the stack for small containers.
     private static func asciiSorted<Order>(_ keys: [String], finish: (UnsafeMutableBufferPointer<Prefix>) -> Order) -> Order? {
         keys.withUnsafeBufferPointer { keys in
-            asciiSorted(count: keys.count, key: { keys[$0] }, finish: finish)
+            withUnsafeTemporaryAllocation(of: Prefix.self, capacity: keys.count) { prefixes -> Order? in
+                for index in keys.indices {
+                    guard let prefix = asciiPrefix(keys[index], index: index) else { return nil }
+                    prefixes.initializeElement(at: index, to: prefix)
+                }
+                sort(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                return finish(prefixes)
+            }
         }
     }
 
-    /// ``asciiSorted(_:finish:)`` for `count` keys that `key` gives by position.
-    @inline(__always)
-    private static func asciiSorted<Order>(count: Int, key: (Int) -> String,
+    /// ``asciiSorted(_:finish:)`` for the keys of tree entries.
+    private static func asciiSorted<Order>(_ entries: UnsafeBufferPointer<JSONTree.Entry>,
                                            finish: (UnsafeMutableBufferPointer<Prefix>) -> Order) -> Order? {
-        withUnsafeTemporaryAllocation(of: Prefix.self, capacity: count) { prefixes -> Order? in
-            for index in 0..<count {
-                var prefix = Prefix(index: index)
-                // Native strings hand out their bytes directly; bridged ones are walked.
-                let isASCII = key(index).utf8.withContiguousStorageIfAvailable { bytes in
-                    Self.addASCII(bytes, to: &prefix)
-                } ?? Self.addASCII(key(index).utf8, to: &prefix)
-                guard isASCII else { return nil }
+        withUnsafeTemporaryAllocation(of: Prefix.self, capacity: entries.count) { prefixes -> Order? in
+            for index in entries.indices {
+                guard let prefix = asciiPrefix(entries[index].key, index: index) else { return nil }
                 prefixes.initializeElement(at: index, to: prefix)
             }
-            sort(prefixes) { key($0).utf8.lexicographicallyPrecedes(key($1).utf8) }
+            sort(prefixes) { entries[$0].key.utf8.lexicographicallyPrecedes(entries[$1].key.utf8) }
             return finish(prefixes)
         }
+    }
+
+    /// The prefix of the key at `index`, or `nil` if the key is not ASCII.
+    @inline(__always)
+    private static func asciiPrefix(_ key: String, index: Int) -> Prefix? {
+        var prefix = Prefix(index: index)
+        // Native strings hand out their bytes directly; bridged ones are walked.
+        let isASCII = key.utf8.withContiguousStorageIfAvailable { bytes in
+            Self.addASCII(bytes, to: &prefix)
+        } ?? Self.addASCII(key.utf8, to: &prefix)
+        return isASCII ? prefix : nil
     }
 
     /// Adds a key's bytes to its prefix; `false` if one of them is not ASCII.

@@ -73,11 +73,14 @@ extension URLEncoding {
 
     /// The query bytes for top-level children; every `query` and `encode` entry point ends here.
     /// Callers take the bytes as text, `Data` or an array straight from the buffer, in one copy.
-    func queryBuffer(_ root: ParameterChildren, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets) throws -> ByteBuffer {
+    /// An `Encodable` value's children come with their tree (see ``QueryWriter/tree``).
+    func queryBuffer(_ root: ParameterChildren, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets,
+                     tree: JSONTree? = nil, sortsTreeKeys: Bool = true) throws -> ByteBuffer {
         // One page to start with: most queries fit in it, so the buffer is allocated once, and
         // a large allocation costs little more than a small one. Starting from an estimate of a
         // few bytes per top-level child cost a nested 150-pair query four regrowths (8% of it).
-        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, capacity: max(root.count * 24, Self.initialQueryCapacity))
+        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: sortsTreeKeys,
+                                 capacity: max(root.count * 24, Self.initialQueryCapacity))
         try writer.write(root)
         return writer.output
     }

@@ -89,7 +89,7 @@ extension QueryWriter {
     /// `nil` per `nilEncoding`. A container is returned for the walk, and so is nothing, as an
     /// empty one. The entry is read in place, and the tree only when a container opens.
     @inline(__always)
-    mutating func write(_ entries: [JSONTree.Entry], at slot: Int, of values: ParameterChildren.Values) -> ParameterChildren? {
+    mutating func write(_ entries: [JSONTree.Entry], at slot: Int) -> ParameterChildren? {
         switch entries[slot].value {
         case .string(let text): writePair(text: text)
         case .integer(let integer): writePair(integer: integer)
@@ -102,8 +102,8 @@ extension QueryWriter {
         // Like an empty dictionary: no pair, but a level of nesting all the same.
         case .nothing: return ParameterChildren.none
         case .container(let index):
-            guard case .tree(let source) = values else { return nil }
-            return .tree(source.tree, container: index, sortsKeys: source.sortsKeys)
+            guard let tree else { return nil }
+            return .tree(tree, container: index, sortsKeys: sortsTreeKeys)
         }
         return nil
     }

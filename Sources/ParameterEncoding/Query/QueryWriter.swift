@@ -17,6 +17,11 @@ struct QueryWriter: ~Copyable {
     /// How a nested key is joined to its parent's; only ``URLEncodedFormEncoder`` asks for
     /// anything but brackets.
     let keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding
+    /// The tree whose containers ``ParameterChildren/Values/tree(_:)`` children come from, when
+    /// the query is an `Encodable` value's (``URLEncodedFormEncoder``).
+    let tree: JSONTree?
+    /// Whether the tree's objects are written with their keys sorted, or in encoding order.
+    let sortsTreeKeys: Bool
 
     /// The query written so far.
     var output: ByteBuffer
@@ -54,8 +59,11 @@ struct QueryWriter: ~Copyable {
         let rawKey: String
     }
 
-    init(_ encoding: URLEncoding, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets, capacity: Int = 0) {
+    init(_ encoding: URLEncoding, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets,
+         tree: JSONTree? = nil, sortsTreeKeys: Bool = true, capacity: Int = 0) {
         self.keyPathEncoding = keyPathEncoding
+        self.tree = tree
+        self.sortsTreeKeys = sortsTreeKeys
         escaping = encoding.escaping
         arrayEncoding = encoding.arrayEncoding
         boolEncoding = encoding.boolEncoding
@@ -106,8 +114,8 @@ struct QueryWriter: ~Copyable {
         // A tree container's entries hold its keys and values; read once, not per child.
         let entries: [JSONTree.Entry]
         let isTree: Bool
-        if case .tree(let source) = children.values {
-            entries = source.entries
+        if case .tree(let treeEntries) = children.values {
+            entries = treeEntries
             isTree = true
         } else {
             entries = []
@@ -159,7 +167,7 @@ struct QueryWriter: ~Copyable {
                     escaping.append(rawKey, to: &key)
                 }
             }
-            let opened = isTree ? write(entries, at: slot, of: children.values) : try write(children.values, at: slot)
+            let opened = isTree ? write(entries, at: slot) : try write(children.values, at: slot)
             if let opened { return OpenedContainer(children: opened, rawKey: rawKey) }
         }
         return nil
@@ -174,7 +182,7 @@ struct QueryWriter: ~Copyable {
         case .strings(let values):
             writePair(text: values[slot])
             return nil
-        case .tree(let source): return write(source.entries, at: slot, of: values)
+        case .tree(let entries): return write(entries, at: slot)
         }
     }
 

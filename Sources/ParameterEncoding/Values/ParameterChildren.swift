@@ -78,15 +78,16 @@ struct ParameterChildren {
         /// classifying and no existential box each.
         case strings([String])
         /// The entries of a container of a ``JSONTree``: keys and typed values, which need no
-        /// classifying at all.
-        case tree(TreeEntries)
+        /// classifying at all. The tree, in which nested containers are looked up, is the
+        /// writer's: a single array here keeps `Values` one word wide.
+        case tree([JSONTree.Entry])
 
         var count: Int {
             switch self {
             case .sendable(let values): values.count
             case .any(let values): values.count
             case .strings(let values): values.count
-            case .tree(let source): source.entries.count
+            case .tree(let entries): entries.count
             }
         }
 
@@ -95,7 +96,7 @@ struct ParameterChildren {
             case .sendable(let values): values[position]
             case .any(let values): values[position]
             case .strings(let values): values[position]
-            case .tree(let source): source.entries[position].value
+            case .tree(let entries): entries[position].value
             }
         }
     }
@@ -132,7 +133,7 @@ struct ParameterChildren {
     /// The key of the child at `slot`.
     @inline(__always)
     func key(at slot: Int) -> String {
-        if case .tree(let source) = values { return source.entries[slot].key }
+        if case .tree(let entries) = values { return entries[slot].key }
         return keys[slot]
     }
 
@@ -178,7 +179,7 @@ struct ParameterChildren {
     /// order (at every level), as `sortsKeys` says, or an array's elements.
     static func tree(_ tree: JSONTree, container index: Int, sortsKeys: Bool) -> ParameterChildren {
         let container = tree.containers[index]
-        return ParameterChildren(keys: [], values: .tree(TreeEntries(tree: tree, entries: container.entries, sortsKeys: sortsKeys)),
+        return ParameterChildren(keys: [], values: .tree(container.entries),
                                  ordering: container.isObject ? (sortsKeys ? .byKey : .given) : .array)
     }
 
@@ -247,10 +248,10 @@ struct ChildCursor {
 
     /// Starts a walk over `children`, with dictionary keys sorted by `sortedOrder`. A tree
     /// object's keys are sorted in ``KeyOrder``, each written once (see
-    /// ``TreeEntries/objectChildren(sorted:)``); only the query writer is given tree containers.
+    /// ``treeObject(_:sorted:)``); only the query writer is given tree containers.
     init(_ children: ParameterChildren, sortingKeysWith sortedOrder: ([String]) -> ChildOrder) {
-        if case .tree(let source) = children.values, children.isObject {
-            (self.children, self.order) = source.objectChildren(sorted: children.ordering == .byKey)
+        if case .tree(let entries) = children.values, children.isObject {
+            (self.children, self.order) = ParameterChildren.treeObject(entries, sorted: children.ordering == .byKey)
         } else {
             self.children = children
             self.order = children.writingOrder(sortingKeysWith: sortedOrder)
