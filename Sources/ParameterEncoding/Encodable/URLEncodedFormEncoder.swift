@@ -164,20 +164,19 @@ public struct URLEncodedFormEncoder: Sendable {
 
     /// The encoded bytes; every entry point ends here.
     func queryBuffer(_ value: some Encodable) throws -> ByteBuffer {
-        let (root, tree) = try children(of: value)
-        return try urlEncoding().queryBuffer(root, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: alphabetizeKeyValuePairs)
+        let (root, tree) = try object(of: value)
+        return try urlEncoding().queryBuffer(root, of: tree, keyPathEncoding: keyPathEncoding, sortsKeys: alphabetizeKeyValuePairs)
     }
 
-    /// The value as the top-level children of a form, the entries of the object it encodes,
-    /// and the ``JSONTree`` that holds them.
-    func children(of value: some Encodable) throws -> (ParameterChildren, JSONTree) {
+    /// The object the value encodes, as a container of the ``JSONTree`` that holds it.
+    func object(of value: some Encodable) throws -> (TreeContainer, JSONTree) {
         let state = FormEncodingState(options: self)
         try FormTreeEncoder(state: state).box(value, into: .topLevel, path: .topLevel)
         switch state.topLevel {
         case .nothing:
-            return (.parameters([:]), state.tree)
+            return (TreeContainer(entries: [], isObject: true), state.tree)
         case .container(let index) where state.tree.containers[index].isObject:
-            return (.tree(state.tree, container: index, sortsKeys: alphabetizeKeyValuePairs), state.tree)
+            return (TreeContainer(state.tree, at: index), state.tree)
         default:
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],

@@ -64,7 +64,6 @@ struct JSONWriter {
             case .sendable(let values): try write(sendable: values[slot])
             case .any(let values): try write(values[slot])
             case .strings(let values): writeString(values[slot])
-            case .tree: break // refused by `open(_:)`
             }
         }
     }
@@ -76,10 +75,6 @@ struct JSONWriter {
                 detail: "containers nest deeper than \(ParameterEncodingError.maximumDepth) levels",
                 path: stack.map(\.lastComponent)
             )
-        }
-        if case .tree = children.values {
-            // Only the query writer is handed tree containers; `JSONTreeWriter` writes trees as JSON.
-            throw ParameterEncodingError(.invalidJSONValue, detail: "a JSONTree container is written by JSONTreeWriter, not JSONWriter")
         }
         output.append(children.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
         stack.append(ChildCursor(children) { .positions(JSONKeyOrder.sortedIndices($0)) })

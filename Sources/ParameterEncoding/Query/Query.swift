@@ -73,14 +73,21 @@ extension URLEncoding {
 
     /// The query bytes for top-level children; every `query` and `encode` entry point ends here.
     /// Callers take the bytes as text, `Data` or an array straight from the buffer, in one copy.
-    /// An `Encodable` value's children come with their tree (see ``QueryWriter/tree``).
-    func queryBuffer(_ root: ParameterChildren, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets,
-                     tree: JSONTree? = nil, sortsTreeKeys: Bool = true) throws -> ByteBuffer {
+    func queryBuffer(_ root: ParameterChildren, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding = .brackets) throws -> ByteBuffer {
         // One page to start with: most queries fit in it, so the buffer is allocated once, and
         // a large allocation costs little more than a small one. Starting from an estimate of a
         // few bytes per top-level child cost a nested 150-pair query four regrowths (8% of it).
-        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: sortsTreeKeys,
-                                 capacity: max(root.count * 24, Self.initialQueryCapacity))
+        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, capacity: max(root.count * 24, Self.initialQueryCapacity))
+        try writer.write(root)
+        return writer.output
+    }
+
+    /// The query bytes for the top-level object of an `Encodable` value's tree (from
+    /// ``URLEncodedFormEncoder``), with its keys sorted at every level or in encoding order.
+    func queryBuffer(_ root: TreeContainer, of tree: JSONTree, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding,
+                     sortsKeys: Bool) throws -> ByteBuffer {
+        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: sortsKeys,
+                                 capacity: max(root.entries.count * 24, Self.initialQueryCapacity))
         try writer.write(root)
         return writer.output
     }

@@ -89,7 +89,7 @@ extension QueryWriter {
     /// `nil` per `nilEncoding`. A container is returned for the walk, and so is nothing, as an
     /// empty one. The entry is read in place, and the tree only when a container opens.
     @inline(__always)
-    mutating func write(_ entries: [JSONTree.Entry], at slot: Int) -> ParameterChildren? {
+    mutating func write(_ entries: [JSONTree.Entry], at slot: Int) -> TreeContainer? {
         switch entries[slot].value {
         case .string(let text): writePair(text: text)
         case .integer(let integer): writePair(integer: integer)
@@ -100,10 +100,10 @@ extension QueryWriter {
         case .numberText(let text): writePair(text: text)
         case .null: writeNil()
         // Like an empty dictionary: no pair, but a level of nesting all the same.
-        case .nothing: return ParameterChildren.none
+        case .nothing: return TreeContainer(entries: [], isObject: true)
         case .container(let index):
             guard let tree else { return nil }
-            return .tree(tree, container: index, sortsKeys: sortsTreeKeys)
+            return TreeContainer(tree, at: index)
         }
         return nil
     }

@@ -77,17 +77,12 @@ struct ParameterChildren {
         /// An array of strings, the most common array, kept as it is: its elements need no
         /// classifying and no existential box each.
         case strings([String])
-        /// The entries of a container of a ``JSONTree``: keys and typed values, which need no
-        /// classifying at all. The tree, in which nested containers are looked up, is the
-        /// writer's: a single array here keeps `Values` one word wide.
-        case tree([JSONTree.Entry])
 
         var count: Int {
             switch self {
             case .sendable(let values): values.count
             case .any(let values): values.count
             case .strings(let values): values.count
-            case .tree(let entries): entries.count
             }
         }
 
@@ -96,7 +91,6 @@ struct ParameterChildren {
             case .sendable(let values): values[position]
             case .any(let values): values[position]
             case .strings(let values): values[position]
-            case .tree(let entries): entries[position].value
             }
         }
     }
@@ -113,7 +107,7 @@ struct ParameterChildren {
         case byDescription
     }
 
-    /// Keys, one per value; empty for arrays and for tree containers, whose entries hold them.
+    /// Keys, one per value; empty for arrays.
     let keys: [String]
     let values: Values
     let ordering: Ordering
@@ -125,17 +119,9 @@ struct ParameterChildren {
     }
 
     var count: Int { values.count }
+    var isKeyed: Bool { !keys.isEmpty }
     /// Whether this is a dictionary or ordered pairs (even an empty one), not an array.
     var isObject: Bool { ordering != .array }
-    /// Whether the children have keys: the same as ``isObject``.
-    var isKeyed: Bool { isObject }
-
-    /// The key of the child at `slot`.
-    @inline(__always)
-    func key(at slot: Int) -> String {
-        if case .tree(let entries) = values { return entries[slot].key }
-        return keys[slot]
-    }
 
     /// The writing order, with dictionary keys sorted by `sortedOrder`.
     func writingOrder(sortingKeysWith sortedOrder: ([String]) -> ChildOrder) -> ChildOrder {
@@ -174,17 +160,6 @@ struct ParameterChildren {
     static func sorted(keys: [String], values: [Any]) -> ParameterChildren {
         ParameterChildren(keys: keys, values: .any(values), ordering: .byKey)
     }
-
-    /// The container at `index` of `tree`: an object's entries sorted by key or in encoding
-    /// order (at every level), as `sortsKeys` says, or an array's elements.
-    static func tree(_ tree: JSONTree, container index: Int, sortsKeys: Bool) -> ParameterChildren {
-        let container = tree.containers[index]
-        return ParameterChildren(keys: [], values: .tree(container.entries),
-                                 ordering: container.isObject ? (sortsKeys ? .byKey : .given) : .array)
-    }
-
-    /// No children: what the writers make of a value that encoded nothing.
-    static var none: ParameterChildren { ParameterChildren(keys: [], values: .strings([]), ordering: .array) }
 
     /// Entries whose keys are not strings, keyed by their description.
     static func described(_ entries: [(key: Any, value: Any)]) -> ParameterChildren {
@@ -246,16 +221,16 @@ struct ChildCursor {
     let order: ChildOrder
     var next = 0
 
-    /// Starts a walk over `children`, with dictionary keys sorted by `sortedOrder`. A tree
-    /// object's keys are sorted in ``KeyOrder``, each written once (see
-    /// ``treeObject(_:sorted:)``); only the query writer is given tree containers.
+    /// Starts a walk over `children`, with dictionary keys sorted by `sortedOrder`.
     init(_ children: ParameterChildren, sortingKeysWith sortedOrder: ([String]) -> ChildOrder) {
-        if case .tree(let entries) = children.values, children.isObject {
-            (self.children, self.order) = ParameterChildren.treeObject(entries, sorted: children.ordering == .byKey)
-        } else {
-            self.children = children
-            self.order = children.writingOrder(sortingKeysWith: sortedOrder)
-        }
+        self.children = children
+        self.order = children.writingOrder(sortingKeysWith: sortedOrder)
+    }
+
+    /// Starts a walk in an order worked out already (a tree container's, see ``TreeContainer``).
+    init(_ children: ParameterChildren, order: ChildOrder) {
+        self.children = children
+        self.order = order
     }
 
     /// The position in the children of the `index`-th child to write.
@@ -266,6 +241,6 @@ struct ChildCursor {
 
     /// The component of the child most recently started, for key paths.
     var lastComponent: KeyPathComponent {
-        children.isKeyed ? .key(children.key(at: slot(next - 1))) : .index(next - 1)
+        children.isKeyed ? .key(children.keys[slot(next - 1)]) : .index(next - 1)
     }
 }
