@@ -17,8 +17,8 @@ struct QueryWriter: ~Copyable {
     /// How a nested key is joined to its parent's; only ``URLEncodedFormEncoder`` asks for
     /// anything but brackets.
     let keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding
-    /// The tree whose containers ``ParameterChildren/Values/tree(_:)`` children come from, when
-    /// the query is an `Encodable` value's (``URLEncodedFormEncoder``).
+    /// The tree whose containers a ``TreeContainer`` walk opens, when the query is an
+    /// `Encodable` value's (``URLEncodedFormEncoder``).
     let tree: JSONTree?
     /// Whether the tree's objects are written with their keys sorted, or in encoding order.
     let sortsTreeKeys: Bool
@@ -35,7 +35,7 @@ struct QueryWriter: ~Copyable {
     /// An open container, the position of the next child to write, and the key it sits under.
     private struct Frame {
         /// The container's children in writing order and the next one; for a tree container,
-        /// only the order and the next position (its children are ``entries``).
+        /// only the order and the next position (the walk keeps its entries beside the frame).
         var cursor: ChildCursor
         /// Length of ``QueryWriter/key`` for the container itself.
         let keyMark: Int
