@@ -177,6 +177,29 @@ enum KeyOrder {
         return isASCII ? prefix : nil
     }
 
+    /// Adds a key's contiguous bytes to its prefix, eight at a time; `false` if one of them is
+    /// not ASCII.
+    @inline(__always)
+    private static func addASCII(_ bytes: UnsafeBufferPointer<UInt8>, to prefix: inout Prefix) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        // The first 16 bytes, zero-padded, as two big-endian words: integer order is byte order.
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { target in
+            target.copyMemory(from: UnsafeRawBufferPointer(start: base, count: min(count, 16)))
+        }
+        var any = words.0 | words.1
+        var index = 16
+        while index < count {
+            any |= UInt64(base[index])
+            index += 1
+        }
+        guard any & 0x8080_8080_8080_8080 == 0 else { return false }
+        prefix.high = UInt64(bigEndian: words.0)
+        prefix.low = UInt64(bigEndian: words.1)
+        return true
+    }
+
     /// Adds a key's bytes to its prefix; `false` if one of them is not ASCII.
     @inline(__always)
     private static func addASCII<Bytes: Collection<UInt8>>(_ bytes: Bytes, to prefix: inout Prefix) -> Bool {
