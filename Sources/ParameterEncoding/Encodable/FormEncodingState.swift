@@ -43,6 +43,10 @@ final class FormEncodingState {
     @exclusivity(unchecked) private var links: [FormPath.Link] = []
     /// The paths of nested containers and super encoders, built when they were made.
     private var keptPaths: [[any CodingKey]] = []
+    /// How many times a slot's value was replaced by a new container. A slot that holds a
+    /// container changes only so, so a container may keep the position it writes to while
+    /// this stays the same.
+    @exclusivity(unchecked) private(set) var replacements = 0
 
     init(options: URLEncodedFormEncoder) {
         self.options = options
@@ -86,6 +90,7 @@ final class FormEncodingState {
         if let index = container(in: slot, isObject: isObject) { return index }
         let index = tree.makeContainer(isObject: isObject)
         self[slot] = .container(index)
+        replacements &+= 1
         return index
     }
 

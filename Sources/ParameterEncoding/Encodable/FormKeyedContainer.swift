@@ -14,11 +14,27 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     var codingPath: [any CodingKey] { encoder.state.codingPath(path) }
 
-    /// The object the slot holds, or a new one that replaces what it held.
-    private var object: Int { encoder.state.writableContainer(in: slot, isObject: true) }
+    /// The object this container last wrote to, and ``FormEncodingState/replacements`` then:
+    /// while that count stays the same, the slot still holds the object.
+    private var lastObject = -1
+    private var lastReplacements = -1
 
-    private func put(_ value: JSONTree.Value, forKey key: Key) {
-        let object = object
+    init(encoder: FormTreeEncoder, slot: FormSlot, path: FormPath) {
+        self.encoder = encoder
+        self.slot = slot
+        self.path = path
+    }
+
+    /// The object the slot holds, or a new one that replaces what it held.
+    private mutating func object() -> Int {
+        if lastReplacements == encoder.state.replacements { return lastObject }
+        lastObject = encoder.state.writableContainer(in: slot, isObject: true)
+        lastReplacements = encoder.state.replacements
+        return lastObject
+    }
+
+    private mutating func put(_ value: JSONTree.Value, forKey key: Key) {
+        let object = object()
         encoder.state.tree.append(value, key: encoder.state.name(of: key), to: object)
     }
 
@@ -40,7 +56,7 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let leaf = FormTreeEncoder.leaf(value) { return put(leaf, forKey: key) }
-        let object = object
+        let object = object()
         let entry = encoder.state.tree.append(.nothing, key: encoder.state.name(of: key), to: object)
         var key = key
         try encoder.boxNonLeaf(value, into: FormSlot(container: object, entry: entry), parent: path, key: &key)
@@ -52,7 +68,7 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     // default leaves a `nil` out. Here a `nil` is an explicit `nil`, so `nilEncoding` decides:
     // left out (`.dropKey`, the default), `key=` or `key=null`, as in Alamofire.
 
-    private func putOptional<Value>(_ value: Value?, forKey key: Key, _ scalar: (Value) -> JSONTree.Value) {
+    private mutating func putOptional<Value>(_ value: Value?, forKey key: Key, _ scalar: (Value) -> JSONTree.Value) {
         put(value.map(scalar) ?? .null, forKey: key)
     }
 
@@ -82,8 +98,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     // MARK: Nested containers
 
     /// The slot of `key` in this container's object: the one already there if there is one.
-    private func existingOrNewSlot(forKey key: Key) -> FormSlot {
-        let object = object
+    private mutating func existingOrNewSlot(forKey key: Key) -> FormSlot {
+        let object = object()
         return encoder.state.existingOrNewSlot(forKey: encoder.state.name(of: key), in: object)
     }
 
