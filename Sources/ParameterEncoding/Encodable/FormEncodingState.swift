@@ -43,9 +43,9 @@ final class FormEncodingState {
     @exclusivity(unchecked) private var links: [FormPath.Link] = []
     /// The paths of nested containers and super encoders, built when they were made.
     private var keptPaths: [[any CodingKey]] = []
-    /// How many times a slot's value was replaced by a new container. A slot that holds a
-    /// container changes only so, so a container may keep the position it writes to while
-    /// this stays the same.
+    /// How many times a slot's value was replaced by a new container: the only way a slot that
+    /// holds a container changes, so a container may keep the position of the one it writes to
+    /// while this count stays the same.
     @exclusivity(unchecked) private(set) var replacements = 0
 
     init(options: URLEncodedFormEncoder) {
