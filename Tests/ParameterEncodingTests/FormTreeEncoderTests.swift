@@ -134,6 +134,25 @@ import ParameterEncoding
         #expect(try URLEncodedFormEncoder().encode(Unused()) == "k%5Bx%5D=1")
     }
 
+    @Test func containersOfBothKindsWritingInTurnEachReplaceTheOther() throws {
+        struct PingPong: Encodable {
+            let endsWithTheArray: Bool
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                var keyed = container.nestedContainer(keyedBy: Key.self, forKey: Key("k"))
+                try keyed.encode(1, forKey: Key("x"))
+                var list = container.nestedUnkeyedContainer(forKey: Key("k"))
+                try list.encode(2)
+                try keyed.encode(3, forKey: Key("y"))
+                try list.encode(4)
+                try keyed.encode(5, forKey: Key("z"))
+                if endsWithTheArray { try list.encode(6) }
+            }
+        }
+        #expect(try URLEncodedFormEncoder().encode(PingPong(endsWithTheArray: false)) == "k%5Bz%5D=5")
+        #expect(try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(PingPong(endsWithTheArray: true)) == "k%5B0%5D=6")
+    }
+
     // MARK: superEncoder
 
     class EncodableSuperclass: Encodable {

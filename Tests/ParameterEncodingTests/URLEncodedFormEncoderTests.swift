@@ -116,6 +116,28 @@ indirect enum Tree: Encodable {
         }
     }
 
+    @Test func randomTreesWriteTheSameBytesAsURLEncodingWithEveryOption() throws {
+        var generator = SplitMix64(seed: 0x0F0A_4D02)
+        let arrayEncodings: [URLEncoding.ArrayEncoding] = [.brackets, .noBrackets, .indexInBrackets, .custom { "\($0):\($1)" }]
+        let keyPathEncodings: [URLEncodedFormEncoder.KeyPathEncoding] = [.brackets, .dots, .init { "/\($0)" }]
+        let nilEncodings: [URLEncoding.NilEncoding] = [.dropKey, .dropValue, .null]
+        for round in 0..<600 {
+            var parameters = RandomParameters.tree(using: &generator)
+            if round.isMultiple(of: 3) { parameters["nothing"] = NSNull() }
+            let arrayEncoding = arrayEncodings[Int.random(in: 0..<arrayEncodings.count, using: &generator)]
+            let keyPathEncoding = keyPathEncodings[Int.random(in: 0..<keyPathEncodings.count, using: &generator)]
+            let nilEncoding = nilEncodings[Int.random(in: 0..<nilEncodings.count, using: &generator)]
+            let boolEncoding: URLEncoding.BoolEncoding = Bool.random(using: &generator) ? .numeric : .literal
+            let escaping: URLEncoding.Escaping = Bool.random(using: &generator) ? .rfc3986 : .whatwgForm
+            let encoding = URLEncoding(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding, nilEncoding: nilEncoding, escaping: escaping)
+            let expected = try encoding.queryBuffer(.parameters(parameters), keyPathEncoding: keyPathEncoding).text
+            let form = try URLEncodedFormEncoder(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding, keyPathEncoding: keyPathEncoding,
+                                                 nilEncoding: nilEncoding, escaping: escaping).encode(Tree(parameters))
+            #expect(form == expected)
+            if form != expected { return }
+        }
+    }
+
     @Test func encodedNilsFollowNilEncoding() throws {
         struct Explicit: Encodable {
             let value: Int?
@@ -213,5 +235,18 @@ indirect enum Tree: Encodable {
         for _ in 0..<600 { tree = .object(["k": tree]) }
         let error = try #require(throws: ParameterEncodingError.self) { try URLEncodedFormEncoder().encode(tree) }
         #expect(error.code == .nestingTooDeep)
+    }
+
+    @Test func theDepthErrorNamesTheKeyPath() throws {
+        var tree = Tree.array([.integer(1)])
+        for _ in 0..<600 { tree = .object(["k": tree]) }
+        for encoder in [URLEncodedFormEncoder(), URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)] {
+            let error = try #require(throws: ParameterEncodingError.self) { try encoder.encode(tree) }
+            #expect(error.keyPath?.hasPrefix("k.k.k.k") == true)
+        }
+        var list = Tree.integer(1)
+        for _ in 0..<600 { list = .array([list]) }
+        let error = try #require(throws: ParameterEncodingError.self) { try URLEncodedFormEncoder().encode(["top": list]) }
+        #expect(error.keyPath?.hasPrefix("top[0][0]") == true)
     }
 }

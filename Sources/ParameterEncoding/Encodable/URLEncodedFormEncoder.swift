@@ -20,9 +20,9 @@ import Foundation
 /// one of the other kind replaces what is there when it first writes, and `superEncoder()` writes
 /// into the current container, so a superclass's keys sit beside the subclass's.
 ///
-/// The value is first turned into the same tree of strings, numbers, booleans, arrays and
-/// dictionaries that `Parameters` holds, then written by ``URLEncoding``'s own writer: the two
-/// cannot drift apart.
+/// The value is first turned into a flat tree of typed values (the one the `Encodable` → JSON
+/// path fills), then written by ``URLEncoding``'s own writer, which reads the tree as it reads
+/// `Parameters`: the two cannot drift apart.
 public struct URLEncodedFormEncoder: Sendable {
     /// How array elements are keyed; `.brackets` by default.
     public var arrayEncoding: ArrayEncoding
@@ -164,23 +164,20 @@ public struct URLEncodedFormEncoder: Sendable {
 
     /// The encoded bytes; every entry point ends here.
     func queryBuffer(_ value: some Encodable) throws -> ByteBuffer {
-        let parameters = try parameters(from: value)
-        return try urlEncoding().queryBuffer(parameters, keyPathEncoding: keyPathEncoding)
+        let (root, tree) = try object(of: value)
+        return try urlEncoding().queryBuffer(root, of: tree, keyPathEncoding: keyPathEncoding, sortsKeys: alphabetizeKeyValuePairs)
     }
 
-    /// The value as the children of a top-level `Parameters` tree.
-    func parameters(from value: some Encodable) throws -> ParameterChildren {
-        let root = FormNode()
+    /// The object the value encodes, as a container of the ``JSONTree`` that holds it.
+    func object(of value: some Encodable) throws -> (TreeContainer, JSONTree) {
         let state = FormEncodingState(options: self)
-        try state.box(value, into: root, codingPath: [])
-        switch root.content {
-        case .empty:
-            return .parameters([:])
-        case .keyed(let storage):
-            return alphabetizeKeyValuePairs
-                ? .parameters(storage.dictionary(sorted: true))
-                : .ordered(storage.pairs(sorted: false))
-        case .scalar, .unkeyed:
+        try FormTreeEncoder(state: state).box(value, into: .topLevel, path: .topLevel)
+        switch state.topLevel {
+        case .nothing:
+            return (TreeContainer(entries: [], isObject: true), state.tree)
+        case .container(let index) where state.tree.containers[index].isObject:
+            return (TreeContainer(state.tree, at: index), state.tree)
+        default:
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],
                 debugDescription: "a form needs a keyed top-level value (a struct or a dictionary), not \(type(of: value))"

@@ -41,6 +41,30 @@ enum KeyOrder {
         return order ?? .positions(unicodeSortedIndices(keys))
     }
 
+    /// The order to write a tree object's entries in, by key, and whether a key is there more
+    /// than once (its entries are then next to each other, in encoding order).
+    static func writingOrder(_ entries: [JSONTree.Entry]) -> (order: ChildOrder, repeatsKeys: Bool) {
+        guard entries.count > 1 else { return (.asGiven, false) }
+        let ascii = entries.withUnsafeBufferPointer { entries in
+            asciiSorted(entries) { prefixes in
+                var repeatsKeys = false
+                for position in prefixes.indices.dropFirst() {
+                    let previous = prefixes[position - 1]
+                    let current = prefixes[position]
+                    if previous.high == current.high, previous.low == current.low,
+                       entries[previous.index].key.utf8.elementsEqual(entries[current.index].key.utf8) {
+                        repeatsKeys = true
+                        break
+                    }
+                }
+                return (ChildOrder.make(count: prefixes.count) { prefixes[$0].index }, repeatsKeys)
+            }
+        }
+        if let ascii { return ascii }
+        let keys = entries.map(\.key)
+        return (.positions(unicodeSortedIndices(keys)), Set(keys).count < keys.count)
+    }
+
     /// Sorts any keys: canonical order, ties broken by UTF-8 bytes.
     private static func unicodeSortedIndices(_ keys: [String]) -> [Int] {
         let normalized = keys.map { isASCII($0) ? $0 : $0.precomposedStringWithCanonicalMapping }
@@ -120,18 +144,60 @@ enum KeyOrder {
         keys.withUnsafeBufferPointer { keys in
             withUnsafeTemporaryAllocation(of: Prefix.self, capacity: keys.count) { prefixes -> Order? in
                 for index in keys.indices {
-                    var prefix = Prefix(index: index)
-                    // Native strings hand out their bytes directly; bridged ones are walked.
-                    let isASCII = keys[index].utf8.withContiguousStorageIfAvailable { bytes in
-                        Self.addASCII(bytes, to: &prefix)
-                    } ?? Self.addASCII(keys[index].utf8, to: &prefix)
-                    guard isASCII else { return nil }
+                    guard let prefix = asciiPrefix(keys[index], index: index) else { return nil }
                     prefixes.initializeElement(at: index, to: prefix)
                 }
                 sort(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
                 return finish(prefixes)
             }
         }
+    }
+
+    /// ``asciiSorted(_:finish:)`` for the keys of tree entries.
+    private static func asciiSorted<Order>(_ entries: UnsafeBufferPointer<JSONTree.Entry>,
+                                           finish: (UnsafeMutableBufferPointer<Prefix>) -> Order) -> Order? {
+        withUnsafeTemporaryAllocation(of: Prefix.self, capacity: entries.count) { prefixes -> Order? in
+            for index in entries.indices {
+                guard let prefix = asciiPrefix(entries[index].key, index: index) else { return nil }
+                prefixes.initializeElement(at: index, to: prefix)
+            }
+            sort(prefixes) { entries[$0].key.utf8.lexicographicallyPrecedes(entries[$1].key.utf8) }
+            return finish(prefixes)
+        }
+    }
+
+    /// The prefix of the key at `index`, or `nil` if the key is not ASCII.
+    @inline(__always)
+    private static func asciiPrefix(_ key: String, index: Int) -> Prefix? {
+        var prefix = Prefix(index: index)
+        // Native strings hand out their bytes directly; bridged ones are walked.
+        let isASCII = key.utf8.withContiguousStorageIfAvailable { bytes in
+            Self.addASCII(bytes, to: &prefix)
+        } ?? Self.addASCII(key.utf8, to: &prefix)
+        return isASCII ? prefix : nil
+    }
+
+    /// Adds a key's contiguous bytes to its prefix, eight at a time; `false` if one of them is
+    /// not ASCII.
+    @inline(__always)
+    private static func addASCII(_ bytes: UnsafeBufferPointer<UInt8>, to prefix: inout Prefix) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        // The first 16 bytes, zero-padded, as two big-endian words: integer order is byte order.
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { target in
+            target.copyMemory(from: UnsafeRawBufferPointer(start: base, count: min(count, 16)))
+        }
+        var any = words.0 | words.1
+        var index = 16
+        while index < count {
+            any |= UInt64(base[index])
+            index += 1
+        }
+        guard any & 0x8080_8080_8080_8080 == 0 else { return false }
+        prefix.high = UInt64(bigEndian: words.0)
+        prefix.low = UInt64(bigEndian: words.1)
+        return true
     }
 
     /// Adds a key's bytes to its prefix; `false` if one of them is not ASCII.

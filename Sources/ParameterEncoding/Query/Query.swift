@@ -81,4 +81,14 @@ extension URLEncoding {
         try writer.write(root)
         return writer.output
     }
+
+    /// The query bytes for the top-level object of an `Encodable` value's tree (from
+    /// ``URLEncodedFormEncoder``), with its keys sorted at every level or in encoding order.
+    func queryBuffer(_ root: TreeContainer, of tree: JSONTree, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding,
+                     sortsKeys: Bool) throws -> ByteBuffer {
+        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: sortsKeys,
+                                 capacity: max(root.entries.count * 24, Self.initialQueryCapacity))
+        try writer.write(root)
+        return writer.output
+    }
 }

@@ -81,6 +81,34 @@ extension QueryWriter {
     }
 }
 
+// MARK: - Tree values
+
+extension QueryWriter {
+    /// Writes the entry at `slot` of a ``JSONTree`` container (from ``URLEncodedFormEncoder``)
+    /// as the same value in `Parameters` is written: numbers as their `description` or digits,
+    /// `nil` per `nilEncoding`. A container is returned for the walk, and so is nothing, as an
+    /// empty one. The entry is read in place, and the tree only when a container opens.
+    @inline(__always)
+    mutating func write(_ entries: [JSONTree.Entry], at slot: Int) -> TreeContainer? {
+        switch entries[slot].value {
+        case .string(let text): writePair(text: text)
+        case .integer(let integer): writePair(integer: integer)
+        case .unsigned(let unsigned): writePair(integer: unsigned)
+        case .bool(let bool): writePair(bool: bool)
+        case .double(let double): writePair(text: double.description)
+        case .float(let float): writePair(text: float.description)
+        case .numberText(let text): writePair(text: text)
+        case .null: writeNil()
+        // Like an empty dictionary: no pair, but a level of nesting all the same.
+        case .nothing: return TreeContainer(entries: [], isObject: true)
+        case .container(let index):
+            guard let tree else { return nil }
+            return TreeContainer(tree, at: index)
+        }
+        return nil
+    }
+}
+
 // MARK: - Raw JSON
 
 extension QueryWriter {

@@ -227,6 +227,12 @@ struct ChildCursor {
         self.order = children.writingOrder(sortingKeysWith: sortedOrder)
     }
 
+    /// Starts a walk in an order worked out already (a tree container's, see ``TreeContainer``).
+    init(_ children: ParameterChildren, order: ChildOrder) {
+        self.children = children
+        self.order = order
+    }
+
     /// The position in the children of the `index`-th child to write.
     @inline(__always)
     func slot(_ index: Int) -> Int {

@@ -16,6 +16,7 @@ struct JSONTreeWriter {
     /// An open container: its position in the tree, the order of its entries and the next one.
     private struct Frame {
         let container: Int
+        let isObject: Bool
         /// Entry positions: the key's and the value's, which differ for a repeated key.
         let order: [(key: Int, value: Int)]
         var next = 0
@@ -67,23 +68,27 @@ struct JSONTreeWriter {
         case .double(let double): JSONText.appendNumber(double, to: &output)
         case .float(let float): JSONText.appendNumber(float, to: &output)
         case .numberText(let text): output.append(contentsOf: text.utf8)
+        case .nothing:
+            // Not in a tree `JSONTreeEncoder` makes; what `JSONEncoder` writes for a value that
+            // encodes nothing, an empty object.
+            output.append(UInt8(ascii: "{"))
+            return Frame(container: -1, isObject: true, order: [])
         case .container(let index):
             let container = tree.containers[index]
             output.append(container.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
             let order = container.isObject ? Self.writingOrder(container.entries) : container.entries.indices.map { ($0, $0) }
-            return Frame(container: index, order: order)
+            return Frame(container: index, isObject: container.isObject, order: order)
         }
         return nil
     }
 
     private mutating func close(_ frame: Frame, depth: Int) {
-        let isObject = tree.containers[frame.container].isObject
         if prettyPrinted {
             // `JSONEncoder` writes an empty container as an empty line, as `JSONSerialization` does.
             if frame.order.isEmpty { output.append(UInt8(ascii: "\n")) }
             JSONText.appendNewline(indent: depth, to: &output)
         }
-        output.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+        output.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
     }
 
     // MARK: Key order
