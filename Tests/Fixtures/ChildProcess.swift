@@ -82,8 +82,14 @@ public enum ChildProcess {
             try pipe.fileHandleForWriting.close()
             process.standardInput = pipe.fileHandleForReading
         }
-        try process.run()
-        return await withCheckedContinuation { continuation in
+        await ChildSlots.shared.acquire()
+        do {
+            try process.run()
+        } catch {
+            await ChildSlots.shared.release()
+            throw error
+        }
+        let output = await withCheckedContinuation { (continuation: CheckedContinuation<Output, Never>) in
             // Both pipes are read to the end before waiting, so a large output cannot fill one.
             Thread.detachNewThread {
                 let group = DispatchGroup()
@@ -101,10 +107,46 @@ public enum ChildProcess {
                 continuation.resume(returning: Output(status: process.terminationStatus, stdout: stdout, stderr: errors.data))
             }
         }
+        await ChildSlots.shared.release()
+        return output
     }
 
     /// Standard error, written by its reading thread before the group is left and read after.
     private final class ErrorBox: @unchecked Sendable {
         var data = Data()
+    }
+}
+
+// MARK: - ChildSlots
+
+/// At most ``limit`` children at once. A parallel test run starts every test together, and the
+/// `req` tests alone would start about eighty processes in the same second: on two cores that
+/// burst starved the test process itself for seconds, longer than the timeouts its own timing
+/// tests check. Waiters go in the order they came.
+actor ChildSlots {
+    static let shared = ChildSlots(limit: 6)
+
+    private let limit: Int
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func acquire() async {
+        if running < limit {
+            running += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            running -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
