@@ -71,19 +71,3 @@ final class ChunkSource: ResponseBodySource {
         sleeper?.cancel()
     }
 }
-
-// MARK: - Waiting for a head
-
-/// Sleeps `delay`, ending early with `CancellationError` when the calling task or `handle` is
-/// cancelled (a timeout of the session's).
-func sleep(_ delay: Duration, unlessCancelled handle: TransferHandle) async throws {
-    guard delay > .zero else { return }
-    let sleeper = Task { try await Task.sleep(for: delay) }
-    handle.onCancel { sleeper.cancel() }
-    try await withTaskCancellationHandler {
-        try await sleeper.value
-    } onCancel: {
-        sleeper.cancel()
-    }
-    if handle.isCancelled { throw CancellationError() }
-}

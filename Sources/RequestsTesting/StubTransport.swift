@@ -137,7 +137,7 @@ public final class StubTransport: Transport {
             }
             response = response.delayed(by: max(delay, response.delay))
         }
-        try await sleep(response.delay, unlessCancelled: request.handle)
+        if response.delay > .zero { try await request.handle.sleep(for: response.delay) }
         try Task.checkCancellation()
         switch response.outcome {
         case .failure(let error):

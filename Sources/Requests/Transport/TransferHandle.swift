@@ -64,6 +64,23 @@ public final class TransferHandle: Sendable {
         }
     }
 
+    /// Waits `duration`, as an engine waits for an answer: ending early with
+    /// `CancellationError` when this handle or the calling task is cancelled. For transports that
+    /// simulate a slow engine (stubs, tests).
+    ///
+    /// - Parameter duration: How long to wait.
+    /// - Throws: `CancellationError` when the handle or the calling task was cancelled.
+    public func sleep(for duration: Duration) async throws {
+        let sleeper = Task { try await Task.sleep(for: duration) }
+        onCancel { sleeper.cancel() }
+        try await withTaskCancellationHandler {
+            try await sleeper.value
+        } onCancel: {
+            sleeper.cancel()
+        }
+        if isCancelled { throw CancellationError() }
+    }
+
     /// Cancels the transfer: runs the registered actions, once.
     public func cancel() {
         let registered = state.withLock { state -> [@Sendable () -> Void] in

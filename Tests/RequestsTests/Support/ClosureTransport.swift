@@ -50,14 +50,7 @@ final class ClosureTransport: Transport {
 /// Sleeps up to `limit`, ending early when `handle` or the calling task is cancelled; throws
 /// `CancellationError` then, as a transport whose transfer was stopped does.
 func waitUntilCancelled(_ handle: TransferHandle, atMost limit: Duration = .seconds(30)) async throws {
-    let sleeper = Task { try await Task.sleep(for: limit) }
-    handle.onCancel { sleeper.cancel() }
-    try await withTaskCancellationHandler {
-        try await sleeper.value
-    } onCancel: {
-        sleeper.cancel()
-    }
-    if handle.isCancelled { throw CancellationError() }
+    try await handle.sleep(for: limit)
 }
 
 /// Reads a request body whole, as a transport that sends it would.
