@@ -21,13 +21,12 @@ public struct BackgroundPriority: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
-        try await withoutActuallyEscaping(function) { function in
-            let body = UncheckedSendable(function)
+        try await withoutActuallyEscaping(function) { body in
             var task: Task<Void, Never>?
             let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, any Error>, Never>) in
                 task = Task(priority: .background) {
                     do {
-                        try await body.value()
+                        try await body()
                         continuation.resume(returning: .success(()))
                     } catch {
                         continuation.resume(returning: .failure(error))
@@ -45,11 +44,4 @@ public struct BackgroundPriority: SuiteTrait, TestTrait, TestScoping {
 extension Trait where Self == BackgroundPriority {
     /// Runs the suite's tests at background priority (see ``BackgroundPriority``).
     public static var backgroundPriority: Self { BackgroundPriority() }
-}
-
-/// Carries the non-escaping test body into the task that runs it; the continuation keeps the
-/// body alive until that task is done with it.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
