@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "ParameterEncoding"),
         .target(name: "Requests", dependencies: ["ParameterEncoding"]),
         .target(name: "RequestsTesting", dependencies: ["Requests"]),
-        .target(name: "TransportContract", dependencies: ["Requests"]),
+        .target(name: "TransportContract", dependencies: ["Requests", "LoopbackFixture"]),
         // `req`, an httpie-style command line on the public Requests API.
         .executableTarget(name: "req", dependencies: ["Requests"]),
         .executableTarget(

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LoopbackFixture
 import Requests
 
 // MARK: - TransportContract
@@ -95,19 +96,7 @@ public struct TransportContract: Sendable {
     }
 
     /// What `/anything` echoed.
-    struct Echo: Decodable {
-        let method: String
-        let path: String
-        let query: String
-        let headers: [[String]]
-        let body: String
-
-        func header(_ name: String) -> String? {
-            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
-        }
-
-        var bodyData: Data { Data(base64Encoded: body) ?? Data() }
-    }
+    typealias Echo = LoopbackEcho
 
     func echo(_ data: Data) throws -> Echo {
         do {

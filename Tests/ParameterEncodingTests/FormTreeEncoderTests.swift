@@ -221,13 +221,7 @@ import ParameterEncoding
 
     // MARK: Single values
 
-    struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    typealias Key = StringKey
 
     @Test func aSingleValueOverAContainerIsAnErrorNotSilentLoss() throws {
         struct Confused: Encodable {

@@ -7,13 +7,7 @@ import ParameterEncoding
 /// key once, at its first position and with its first spelling, with its last value, as a
 /// dictionary keyed by `String` (which takes canonically equal keys for one) holds them.
 @Suite(.backgroundPriority) struct TreeContainerTests {
-    struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    typealias Key = StringKey
 
     /// Encodes `pairs` in order, a key given again included, through one keyed container.
     struct Pairs: Encodable {

@@ -40,13 +40,7 @@ indirect enum RandomEncodable: Encodable, Sendable {
         var _private_thing_: Bool
     }
 
-    struct Key: CodingKey {
-        let stringValue: String
-        init(_ string: String) { stringValue = string }
-        init(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
-    }
+    typealias Key = StringKey
 
     func encode(to encoder: any Encoder) throws {
         switch self {

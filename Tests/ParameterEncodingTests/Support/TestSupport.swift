@@ -125,3 +125,12 @@ enum ReadBack {
         }
     }
 }
+
+/// A coding key of any string, for hand-written `encode(to:)` methods in tests.
+struct StringKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

@@ -50,26 +50,7 @@ func exchange(_ transport: any Transport, _ request: URLRequest) async throws ->
 // MARK: - Echo
 
 /// What the loopback server's `/anything` sends back.
-struct Echo: Decodable, Sendable {
-    let method: String
-    let path: String
-    let query: String
-    let headers: [[String]]
-    let body: String
-
-    /// The first value of a header, ignoring the name's case.
-    func header(_ name: String) -> String? {
-        headers.first { $0.first?.lowercased() == name.lowercased() }?.last
-    }
-
-    /// Every value of a header, ignoring the name's case.
-    func values(_ name: String) -> [String] {
-        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap(\.last)
-    }
-
-    /// The raw body bytes.
-    var bodyData: Data { Data(base64Encoded: body) ?? Data() }
-}
+typealias Echo = LoopbackEcho
 
 // MARK: - Timing
 
