@@ -39,10 +39,8 @@ final class FormEncodingState {
     /// The top-level value. Like the tree's containers, not checked for overlapping access at
     /// run time: every access is a single read or write.
     @exclusivity(unchecked) private(set) var topLevel: JSONTree.Value = .nothing
-    /// The last keys of the paths of the values being encoded, innermost last (see ``FormPath``).
-    @exclusivity(unchecked) private var links: [FormPath.Link] = []
-    /// The paths of nested containers and super encoders, built when they were made.
-    private var keptPaths: [[any CodingKey]] = []
+    /// The coding paths of the values and containers being encoded.
+    @exclusivity(unchecked) private var links = CodingPathLinks(indexKeys: .digits)
     /// How many times a slot's value was replaced by a new container: the only way a slot that
     /// holds a container changes, so a container may keep the position of the one it writes to
     /// while this count stays the same.
@@ -51,7 +49,6 @@ final class FormEncodingState {
     init(options: URLEncodedFormEncoder) {
         self.options = options
         if case .useDefaultKeys = options.keyEncoding { keepsKeys = true } else { keepsKeys = false }
-        links.reserveCapacity(16)
     }
 
     /// The key as written, after ``URLEncodedFormEncoder/keyEncoding``.
@@ -111,46 +108,23 @@ final class FormEncodingState {
     /// Makes `link` the innermost link and returns the path that ends there; ``pop(_:)`` takes
     /// it off again.
     @inline(__always)
-    func push(_ link: FormPath.Link) -> FormPath {
-        links.append(link)
-        return .link(Int32(truncatingIfNeeded: links.count - 1))
+    func push(_ link: EncodingPath.Link) -> EncodingPath {
+        links.push(link)
     }
 
     /// Takes off the link `push(_:)` returned `path` for, and any pushed after it.
     @inline(__always)
-    func pop(_ path: FormPath) {
-        guard case .link(let index) = path else { return }
-        while links.count > Int(index) { links.removeLast() }
+    func pop(_ path: EncodingPath) {
+        links.pop(path)
     }
 
     /// Keeps a path built now, for a nested container or a super encoder.
-    func keep(_ path: [any CodingKey]) -> FormPath {
-        keptPaths.append(path)
-        return .kept(Int32(truncatingIfNeeded: keptPaths.count - 1))
+    func keep(_ path: [any CodingKey]) -> EncodingPath {
+        links.keep(path)
     }
 
-    /// The coding path `path` stands for, built by following its links outwards.
-    func codingPath(_ path: FormPath) -> [any CodingKey] {
-        var inner: [any CodingKey] = []
-        var current = path
-        // A link only refers to links before it; `limit` keeps the walk to those.
-        var limit = links.count
-        while true {
-            switch current {
-            case .topLevel:
-                return inner.reversed()
-            case .kept(let index):
-                let kept = keptPaths.indices.contains(Int(index)) ? keptPaths[Int(index)] : []
-                return kept + inner.reversed()
-            case .link(let index):
-                // A link past the end belongs to a value whose encoding has ended; only a
-                // container kept beyond its `encode(to:)` can refer to one.
-                guard Int(index) < limit else { return inner.reversed() }
-                let link = links[Int(index)]
-                inner.append(link.key.codingKey)
-                current = link.parent
-                limit = Int(index)
-            }
-        }
+    /// The coding path `path` stands for.
+    func codingPath(_ path: EncodingPath) -> [any CodingKey] {
+        links.codingPath(path)
     }
 }

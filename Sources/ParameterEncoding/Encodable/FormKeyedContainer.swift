@@ -10,7 +10,7 @@ import Foundation
 struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: FormTreeEncoder
     let slot: FormSlot
-    let path: FormPath
+    let path: EncodingPath
 
     var codingPath: [any CodingKey] { encoder.state.codingPath(path) }
 
@@ -19,7 +19,7 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private var lastObject = -1
     private var lastReplacements = -1
 
-    init(encoder: FormTreeEncoder, slot: FormSlot, path: FormPath) {
+    init(encoder: FormTreeEncoder, slot: FormSlot, path: EncodingPath) {
         self.encoder = encoder
         self.slot = slot
         self.path = path
@@ -55,7 +55,7 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) { put(.unsigned(value), forKey: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if let leaf = FormTreeEncoder.leaf(value) { return put(leaf, forKey: key) }
+        if let leaf = JSONTree.leaf(value) { return put(leaf, forKey: key) }
         let object = object()
         let entry = encoder.state.tree.append(.nothing, key: encoder.state.name(of: key), to: object)
         var key = key

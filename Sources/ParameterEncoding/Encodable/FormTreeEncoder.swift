@@ -15,9 +15,9 @@ final class FormTreeEncoder: Encoder {
     /// every access is a single read or write.
     @exclusivity(unchecked) private var slot: FormSlot
     /// The coding path of the value being encoded.
-    @exclusivity(unchecked) private var path: FormPath
+    @exclusivity(unchecked) private var path: EncodingPath
 
-    init(state: FormEncodingState, slot: FormSlot = .topLevel, path: FormPath = .topLevel) {
+    init(state: FormEncodingState, slot: FormSlot = .topLevel, path: EncodingPath = .topLevel) {
         self.state = state
         self.slot = slot
         self.path = path
@@ -44,28 +44,15 @@ final class FormTreeEncoder: Encoder {
 
     // MARK: Boxing
 
-    /// The common leaf types as tree values, recognised by comparing `T`, which is far
-    /// cheaper than a cast; once `T` is known, `unsafeBitCast` is the identity.
-    @inline(__always)
-    static func leaf<T: Encodable>(_ value: T) -> JSONTree.Value? {
-        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
-        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
-        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
-        if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
-        if T.self == URL.self { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
-        if T.self == Decimal.self { return .numberText(unsafeBitCast(value, to: Decimal.self).description) }
-        return nil
-    }
-
     /// Encodes `value` into `slot`, whose coding path is `path`, applying the date and data
     /// strategies.
-    func box<T: Encodable>(_ value: T, into slot: FormSlot, path: FormPath) throws {
-        if let leaf = Self.leaf(value) { return try setScalar(leaf, in: slot, path: path, value) }
+    func box<T: Encodable>(_ value: T, into slot: FormSlot, path: EncodingPath) throws {
+        if let leaf = JSONTree.leaf(value) { return try setScalar(leaf, in: slot, path: path, value) }
         try boxNonLeaf(value, into: slot, path: path)
     }
 
     /// ``box(_:into:path:)`` for a value known not to be a ``leaf(_:)``.
-    private func boxNonLeaf<T: Encodable>(_ value: T, into slot: FormSlot, path: FormPath) throws {
+    private func boxNonLeaf<T: Encodable>(_ value: T, into slot: FormSlot, path: EncodingPath) throws {
         if T.self == Date.self { return try boxDate(unsafeBitCast(value, to: Date.self), into: slot, path: path) }
         if T.self == Data.self { return try boxData(unsafeBitCast(value, to: Data.self), into: slot, path: path) }
         try encodeItself(value, into: slot, path: path)
@@ -75,8 +62,8 @@ final class FormTreeEncoder: Encoder {
     /// container whose path is `parent`, under the key at `key`, which is valid until this
     /// returns. (A pointer made from an `inout` argument costs less than `withUnsafePointer`
     /// and its closure, which are not inlined in unspecialized code.)
-    func boxNonLeaf<T: Encodable, Key: CodingKey>(_ value: T, into slot: FormSlot, parent: FormPath, key: UnsafePointer<Key>) throws {
-        let path = state.push(FormPath.Link(parent: parent, key: .codingKey(UnsafeRawPointer(key), Key.self)))
+    func boxNonLeaf<T: Encodable, Key: CodingKey>(_ value: T, into slot: FormSlot, parent: EncodingPath, key: UnsafePointer<Key>) throws {
+        let path = state.push(EncodingPath.Link(parent: parent, key: .codingKey(UnsafeRawPointer(key), Key.self)))
         defer { state.pop(path) }
         try boxNonLeaf(value, into: slot, path: path)
     }
@@ -84,14 +71,14 @@ final class FormTreeEncoder: Encoder {
     /// Encodes a value that is not a ``leaf(_:)`` into the empty element `slot` of an array
     /// whose path is `parent`; the element's index is its entry's position.
     @inline(__always)
-    func boxNonLeaf<T: Encodable>(_ value: T, into slot: FormSlot, parent: FormPath) throws {
-        let path = state.push(FormPath.Link(parent: parent, key: .index(Int(slot.entry))))
+    func boxNonLeaf<T: Encodable>(_ value: T, into slot: FormSlot, parent: EncodingPath) throws {
+        let path = state.push(EncodingPath.Link(parent: parent, key: .index(Int(slot.entry))))
         defer { state.pop(path) }
         try boxNonLeaf(value, into: slot, path: path)
     }
 
     /// Runs the value's own `encode(to:)` with this encoder pointed at `slot`.
-    private func encodeItself<T: Encodable>(_ value: T, into slot: FormSlot, path: FormPath) throws {
+    private func encodeItself<T: Encodable>(_ value: T, into slot: FormSlot, path: EncodingPath) throws {
         let saved = (self.slot, self.path)
         self.slot = slot
         self.path = path
@@ -101,7 +88,7 @@ final class FormTreeEncoder: Encoder {
 
     /// Writes a date as ``URLEncodedFormEncoder/dateEncoding`` says. An error of a custom
     /// strategy is the caller's own and is thrown as it is.
-    private func boxDate(_ date: Date, into slot: FormSlot, path: FormPath) throws {
+    private func boxDate(_ date: Date, into slot: FormSlot, path: EncodingPath) throws {
         switch state.options.dateEncoding {
         case .deferredToDate:
             try encodeItself(date, into: slot, path: path)
@@ -129,7 +116,7 @@ final class FormTreeEncoder: Encoder {
 
     /// Writes data as ``URLEncodedFormEncoder/dataEncoding`` says. An error of a custom
     /// strategy is the caller's own and is thrown as it is.
-    private func boxData(_ data: Data, into slot: FormSlot, path: FormPath) throws {
+    private func boxData(_ data: Data, into slot: FormSlot, path: EncodingPath) throws {
         switch state.options.dataEncoding {
         case .deferredToData:
             try encodeItself(data, into: slot, path: path)
@@ -147,14 +134,14 @@ final class FormTreeEncoder: Encoder {
     /// Stores a leaf value in an empty slot; a slot that holds something already is an error
     /// naming the coding path, not a silent loss.
     @inline(__always)
-    func setScalar(_ scalar: JSONTree.Value, in slot: FormSlot, path: FormPath, _ value: @autoclosure () -> Any) throws {
+    func setScalar(_ scalar: JSONTree.Value, in slot: FormSlot, path: EncodingPath, _ value: @autoclosure () -> Any) throws {
         try checkEmpty(slot, path: path, before: value())
         state[slot] = scalar
     }
 
     /// Throws unless `slot` is empty, so that a single value never replaces another value.
     @inline(__always)
-    func checkEmpty(_ slot: FormSlot, path: FormPath, before value: @autoclosure () -> Any) throws {
+    func checkEmpty(_ slot: FormSlot, path: EncodingPath, before value: @autoclosure () -> Any) throws {
         guard case .nothing = state[slot] else {
             let message = "a single value was encoded where a value or container was already encoded"
             throw EncodingError.invalidValue(value(), EncodingError.Context(codingPath: state.codingPath(path), debugDescription: message))

@@ -9,7 +9,7 @@ import Foundation
 struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     let encoder: FormTreeEncoder
     let slot: FormSlot
-    let path: FormPath
+    let path: EncodingPath
 
     var codingPath: [any CodingKey] { encoder.state.codingPath(path) }
 
@@ -45,7 +45,7 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) { append(.unsigned(value)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        if let leaf = FormTreeEncoder.leaf(value) {
+        if let leaf = JSONTree.leaf(value) {
             append(leaf)
             return
         }
@@ -80,7 +80,7 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
 struct FormSingleValueContainer: SingleValueEncodingContainer {
     let encoder: FormTreeEncoder
     let slot: FormSlot
-    let path: FormPath
+    let path: EncodingPath
 
     var codingPath: [any CodingKey] { encoder.state.codingPath(path) }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 // MARK: - JSONTree
 
 /// The value tree an `Encodable` value is turned into: by ``JSONTreeEncoder`` for JSON, written
@@ -83,6 +85,24 @@ final class JSONTree {
             guard case .container(let nested) = entry.value, containers[nested].isObject == isObject else { return nil }
             return nested
         }
+        return nil
+    }
+}
+
+// MARK: - Leaves
+
+extension JSONTree {
+    /// The common leaf types as tree values, as both encoders write them, recognised by
+    /// comparing `T`, which is far cheaper than a cast; once `T` is known, `unsafeBitCast` is
+    /// the identity. A `Double` may be NaN or infinite: the JSON encoder checks.
+    @inline(__always)
+    static func leaf<T: Encodable>(_ value: T) -> JSONTree.Value? {
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        if T.self == URL.self { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
+        if T.self == Decimal.self { return .numberText(unsafeBitCast(value, to: Decimal.self).description) }
         return nil
     }
 }

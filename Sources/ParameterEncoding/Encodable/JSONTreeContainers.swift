@@ -39,25 +39,25 @@ struct JSONTreeKey: CodingKey {
 struct JSONTreePlace {
     /// The container's position in the tree.
     let container: Int32
-    /// The encoder's path length when the container was made; its path is the prefix of the
-    /// encoder's, unless `pathIndex` names a path kept by the encoder (a nested container's).
-    let depth: Int32
-    /// The path length of the encoder that made the outermost container this one is nested in:
-    /// `JSONEncoder` encodes values and makes super encoders with that path and their key,
-    /// leaving out nested containers' keys.
-    let encoderDepth: Int32
-    let pathIndex: Int32
+    /// The container's own coding path.
+    let path: EncodingPath
+    /// The path its values are encoded under (with their key) and its super encoders made
+    /// with: that of the encoder that made the outermost container this one is nested in.
+    /// `JSONEncoder` leaves nested containers' keys out of those paths, and so does this.
+    let encoderPath: EncodingPath
 
-    init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey]?, encoderDepth: Int?) {
+    /// The place of a container made by `encoder` for the value it is encoding.
+    init(encoder: JSONTreeEncoder, container: Int) {
         self.container = Int32(truncatingIfNeeded: container)
-        let depth = path?.count ?? encoder.codingPath.count
-        self.depth = Int32(truncatingIfNeeded: depth)
-        self.encoderDepth = Int32(truncatingIfNeeded: encoderDepth ?? depth)
-        pathIndex = path.map { Int32(truncatingIfNeeded: encoder.keep($0)) } ?? -1
+        path = encoder.path
+        encoderPath = encoder.path
     }
 
-    func codingPath(in encoder: JSONTreeEncoder) -> [any CodingKey] {
-        pathIndex >= 0 ? encoder.keptPath(Int(pathIndex)) : Array(encoder.codingPath.prefix(Int(depth)))
+    /// The place of a nested container, whose path is `path`, inside a container at `parent`.
+    init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey], parent: JSONTreePlace) {
+        self.container = Int32(truncatingIfNeeded: container)
+        self.path = encoder.keep(path)
+        encoderPath = parent.encoderPath
     }
 }
 
@@ -67,14 +67,13 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: JSONTreeEncoder
     private let place: JSONTreePlace
 
-    init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey]? = nil, encoderDepth: Int? = nil) {
+    init(encoder: JSONTreeEncoder, place: JSONTreePlace) {
         self.encoder = encoder
-        place = JSONTreePlace(encoder: encoder, container: container, path: path, encoderDepth: encoderDepth)
+        self.place = place
     }
 
     private var container: Int { Int(place.container) }
-    private var encoderDepth: Int { Int(place.encoderDepth) }
-    var codingPath: [any CodingKey] { place.codingPath(in: encoder) }
+    var codingPath: [any CodingKey] { encoder.codingPath(place.path) }
 
     private func put(_ value: JSONTree.Value, forKey key: Key) {
         encoder.tree.append(value, key: encoder.convertedKey(key) { codingPath }, to: container)
@@ -84,10 +83,12 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Bool, forKey key: Key) throws { put(.bool(value), forKey: key) }
     mutating func encode(_ value: String, forKey key: Key) throws { put(.string(value), forKey: key) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        put(try encoder.withKey(key, depth: encoderDepth) { try encoder.box(value) }, forKey: key)
+        if value.isFinite { return put(.double(value), forKey: key) }
+        try encodeBoxed(value, forKey: key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        put(try encoder.withKey(key, depth: encoderDepth) { try encoder.box(value) }, forKey: key)
+        if value.isFinite { return put(.float(value), forKey: key) }
+        try encodeBoxed(value, forKey: key)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { put(.integer(Int64(value)), forKey: key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { put(.integer(Int64(value)), forKey: key) }
@@ -105,19 +106,24 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt128, forKey key: Key) throws { put(.numberText(String(value)), forKey: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        let boxed = try encoder.withKey(key, depth: encoderDepth) { try encoder.box(value) }
-        if let boxed { put(boxed, forKey: key) }
+        if let leaf = JSONTreeEncoder.leaf(value) { return put(leaf, forKey: key) }
+        try encodeBoxed(value, forKey: key)
+    }
+
+    /// Encodes a value that is not a leaf, with `key` ending its coding path.
+    private func encodeBoxed<T: Encodable>(_ value: T, forKey key: Key) throws {
+        var key = key
+        if let boxed = try encoder.box(value, parent: place.encoderPath, key: &key) { put(boxed, forKey: key) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested = nestedContainer(isObject: true, forKey: key)
-        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, container: nested, path: codingPath + [key],
-                                                                          encoderDepth: encoderDepth))
+        let nested = JSONTreePlace(encoder: encoder, container: nestedContainer(isObject: true, forKey: key), path: codingPath + [key], parent: place)
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, place: nested))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        JSONTreeUnkeyedContainer(encoder: encoder, container: nestedContainer(isObject: false, forKey: key), path: codingPath + [key],
-                                 encoderDepth: encoderDepth)
+        let nested = JSONTreePlace(encoder: encoder, container: nestedContainer(isObject: false, forKey: key), path: codingPath + [key], parent: place)
+        return JSONTreeUnkeyedContainer(encoder: encoder, place: nested)
     }
 
     /// The container of that kind already under `key` (they merge), else a new one.
@@ -142,7 +148,7 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func superEncoder(key: any CodingKey, converted: String) -> any Encoder {
         // An empty object until the encoder writes, as `JSONEncoder` leaves it.
         let entry = encoder.tree.append(.container(encoder.tree.makeContainer(isObject: true)), key: converted, to: container)
-        return JSONTreeEncoder(tree: encoder.tree, options: encoder.options, codingPath: Array(codingPath.prefix(encoderDepth)) + [key],
+        return JSONTreeEncoder(tree: encoder.tree, options: encoder.options, codingPath: encoder.codingPath(place.encoderPath) + [key],
                                parentEntry: (container, entry))
     }
 }
@@ -153,14 +159,13 @@ struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
     let encoder: JSONTreeEncoder
     private let place: JSONTreePlace
 
-    init(encoder: JSONTreeEncoder, container: Int, path: [any CodingKey]? = nil, encoderDepth: Int? = nil) {
+    init(encoder: JSONTreeEncoder, place: JSONTreePlace) {
         self.encoder = encoder
-        place = JSONTreePlace(encoder: encoder, container: container, path: path, encoderDepth: encoderDepth)
+        self.place = place
     }
 
     private var container: Int { Int(place.container) }
-    private var encoderDepth: Int { Int(place.encoderDepth) }
-    var codingPath: [any CodingKey] { place.codingPath(in: encoder) }
+    var codingPath: [any CodingKey] { encoder.codingPath(place.path) }
     var count: Int { encoder.tree.containers[container].entries.count }
 
     private func put(_ value: JSONTree.Value) {
@@ -168,17 +173,19 @@ struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     private func boxed<T: Encodable>(_ value: T) throws -> JSONTree.Value? {
-        try encoder.withKey(JSONTreeKey(index: count), depth: encoderDepth) { try encoder.box(value) }
+        try encoder.box(value, parent: place.encoderPath, index: count)
     }
 
     mutating func encodeNil() throws { put(.null) }
     mutating func encode(_ value: Bool) throws { put(.bool(value)) }
     mutating func encode(_ value: String) throws { put(.string(value)) }
     mutating func encode(_ value: Double) throws {
-        put(try encoder.withKey(JSONTreeKey(index: count), depth: encoderDepth) { try encoder.box(value) })
+        if value.isFinite { return put(.double(value)) }
+        if let value = try boxed(value) { put(value) }
     }
     mutating func encode(_ value: Float) throws {
-        put(try encoder.withKey(JSONTreeKey(index: count), depth: encoderDepth) { try encoder.box(value) })
+        if value.isFinite { return put(.float(value)) }
+        if let value = try boxed(value) { put(value) }
     }
     mutating func encode(_ value: Int) throws { put(.integer(Int64(value))) }
     mutating func encode(_ value: Int8) throws { put(.integer(Int64(value))) }
@@ -196,6 +203,7 @@ struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt128) throws { put(.numberText(String(value))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
+        if let leaf = JSONTreeEncoder.leaf(value) { return put(leaf) }
         if let value = try boxed(value) { put(value) }
     }
 
@@ -203,19 +211,19 @@ struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
         let path = codingPath + [JSONTreeKey(index: count)]
         let nested = encoder.tree.makeContainer(isObject: true)
         put(.container(nested))
-        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, container: nested, path: path,
-                                                                          encoderDepth: encoderDepth))
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, place: JSONTreePlace(encoder: encoder, container: nested,
+                                                                                                              path: path, parent: place)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let path = codingPath + [JSONTreeKey(index: count)]
         let nested = encoder.tree.makeContainer(isObject: false)
         put(.container(nested))
-        return JSONTreeUnkeyedContainer(encoder: encoder, container: nested, path: path, encoderDepth: encoderDepth)
+        return JSONTreeUnkeyedContainer(encoder: encoder, place: JSONTreePlace(encoder: encoder, container: nested, path: path, parent: place))
     }
 
     mutating func superEncoder() -> any Encoder {
-        let path = Array(codingPath.prefix(encoderDepth)) + [JSONTreeKey(index: count)]
+        let path = encoder.codingPath(place.encoderPath) + [JSONTreeKey(index: count)]
         let entry = encoder.tree.append(.container(encoder.tree.makeContainer(isObject: true)), to: container)
         return JSONTreeEncoder(tree: encoder.tree, options: encoder.options, codingPath: path, parentEntry: (container, entry))
     }

@@ -12,26 +12,32 @@ import Foundation
 final class JSONTreeEncoder: Encoder {
     let tree: JSONTree
     let options: JSONTreeOptions
-    /// The path of the value being encoded.
-    var codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+    /// The coding paths of this encoder's values and containers. Like the mutable state
+    /// below, not checked for overlapping access at run time: every access is a single read,
+    /// write or call that calls out to nothing.
+    @exclusivity(unchecked) private(set) var links = CodingPathLinks(indexKeys: .jsonEncoder)
+    /// The path of the value being encoded.
+    @exclusivity(unchecked) private(set) var path: EncodingPath
     /// What the value being encoded has written so far: a scalar or a container, or nothing.
-    private(set) var slot: JSONTree.Value?
+    @exclusivity(unchecked) private(set) var slot: JSONTree.Value?
     /// For an encoder from `superEncoder()`: the entry its value goes to.
     private let parentEntry: (container: Int, entry: Int)?
     /// How many values are being encoded inside the one this encoder was made for.
-    private var nesting = 0
-    /// The coding paths of nested containers, which ``JSONTreePlace`` refers to by position.
-    private var keptPaths: [[any CodingKey]] = []
+    @exclusivity(unchecked) private var nesting = 0
     /// Snake-case spellings already worked out, by key.
     private var snakeCaseKeys: [String: String] = [:]
 
     init(tree: JSONTree, options: JSONTreeOptions, codingPath: [any CodingKey] = [], parentEntry: (container: Int, entry: Int)? = nil) {
         self.tree = tree
         self.options = options
-        self.codingPath = codingPath
         self.parentEntry = parentEntry
+        path = .topLevel
+        if !codingPath.isEmpty { path = links.keep(codingPath) }
     }
+
+    /// The path of the value being encoded.
+    var codingPath: [any CodingKey] { links.codingPath(path) }
 
     /// Encodes a top-level value and returns it, failing as `JSONEncoder` does for a value
     /// that encodes nothing.
@@ -47,11 +53,11 @@ final class JSONTreeEncoder: Encoder {
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(JSONTreeKeyedContainer(encoder: self, container: slotContainer(isObject: true)))
+        KeyedEncodingContainer(JSONTreeKeyedContainer(encoder: self, place: JSONTreePlace(encoder: self, container: slotContainer(isObject: true))))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        JSONTreeUnkeyedContainer(encoder: self, container: slotContainer(isObject: false))
+        JSONTreeUnkeyedContainer(encoder: self, place: JSONTreePlace(encoder: self, container: slotContainer(isObject: false)))
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -77,14 +83,14 @@ final class JSONTreeEncoder: Encoder {
         }
     }
 
-    /// Keeps a nested container's path and returns its position.
-    func keep(_ path: [any CodingKey]) -> Int {
-        keptPaths.append(path)
-        return keptPaths.count - 1
+    /// Keeps a nested container's or a super encoder's path built.
+    func keep(_ path: [any CodingKey]) -> EncodingPath {
+        links.keep(path)
     }
 
-    func keptPath(_ index: Int) -> [any CodingKey] {
-        keptPaths.indices.contains(index) ? keptPaths[index] : codingPath
+    /// The coding path `path` stands for.
+    func codingPath(_ path: EncodingPath) -> [any CodingKey] {
+        links.codingPath(path)
     }
 
     // MARK: Boxing
@@ -92,20 +98,24 @@ final class JSONTreeEncoder: Encoder {
     /// `value` as a tree value, with the date, data and float strategies applied. A value that
     /// encodes nothing is an empty object, as in `JSONEncoder`; `orNothing` asks for `nil` instead.
     func box<T: Encodable>(_ value: T, orNothing: Bool = false) throws -> JSONTree.Value? {
-        // Comparing `T` is far cheaper than a cast; the common leaves come first.
-        if T.self == String.self, let string = value as? String { return .string(string) }
-        if T.self == Int.self, let integer = value as? Int { return .integer(Int64(integer)) }
-        if T.self == Bool.self, let bool = value as? Bool { return .bool(bool) }
-        if T.self == Double.self, let double = value as? Double { return try box(double) }
+        if let leaf = Self.leaf(value) { return leaf }
+        if T.self == Double.self { return try box(unsafeBitCast(value, to: Double.self)) }
         // Types compared rather than cast: a cast costs a conformance lookup.
-        if T.self == Date.self, let date = value as? Date { return try box(date) }
-        if T.self == Data.self, let data = value as? Data { return try box(data) }
-        if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
-        if T.self == Decimal.self, let decimal = value as? Decimal { return .numberText(decimal.description) }
+        if T.self == Date.self { return try box(unsafeBitCast(value, to: Date.self)) }
+        if T.self == Data.self { return try box(unsafeBitCast(value, to: Data.self)) }
         // With the keys as they are, a `[String: Value]` writes the same through its own
         // `encode(to:)`, so only other key strategies pay for the cast.
         if !options.keepsKeys, let dictionary = value as? any StringKeyedEncodable { return try dictionary.boxEntries(in: self) }
         return try encoding(orNothing: orNothing) { try value.encode(to: self) }
+    }
+
+    /// A ``JSONTree/leaf(_:)`` that JSON can hold as it is: not a NaN or infinite `Double`,
+    /// which the float strategy decides.
+    @inline(__always)
+    static func leaf<T: Encodable>(_ value: T) -> JSONTree.Value? {
+        guard let leaf = JSONTree.leaf(value) else { return nil }
+        if case .double(let double) = leaf, !double.isFinite { return nil }
+        return leaf
     }
 
     /// Runs `body`, which encodes one value through this encoder, and returns that value.
@@ -192,24 +202,29 @@ final class JSONTreeEncoder: Encoder {
         }
     }
 
-    /// Runs `body` with `key` on the coding path, after the first `depth` keys of the path.
-    ///
-    /// A container passes the path length of the encoder that made its outermost container:
-    /// `JSONEncoder` encodes a value of a nested container with that encoder's path and the
-    /// value's key, leaving out the nested containers' keys (a custom key strategy still sees
-    /// them), and this encoder does the same, so that paths and the bytes a strategy writes
-    /// from them are `JSONEncoder`'s.
+    /// Encodes `value`, whose container's values are encoded under `parent` (see
+    /// ``JSONTreePlace/encoderPath``), under the key at `key`, which is valid until this returns.
+    /// (A pointer made from an `inout` argument costs less than `withUnsafePointer` and its
+    /// closure, and keeps the key out of an existential box.)
+    func box<T: Encodable, Key: CodingKey>(_ value: T, parent: EncodingPath, key: UnsafePointer<Key>) throws -> JSONTree.Value? {
+        try boxed(value, at: EncodingPath.Link(parent: parent, key: .codingKey(UnsafeRawPointer(key), Key.self)))
+    }
+
+    /// Encodes `value`, the element at `index` of an array whose values are encoded under `parent`.
+    func box<T: Encodable>(_ value: T, parent: EncodingPath, index: Int) throws -> JSONTree.Value? {
+        try boxed(value, at: EncodingPath.Link(parent: parent, key: .index(index)))
+    }
+
+    /// Encodes `value` with `link` ending its coding path.
     @inline(__always)
-    func withKey<Result>(_ key: any CodingKey, depth: Int, _ body: () throws -> Result) rethrows -> Result {
-        guard codingPath.count == depth else {
-            let saved = codingPath
-            codingPath = Array(codingPath.prefix(depth)) + [key]
-            defer { codingPath = saved }
-            return try body()
+    private func boxed<T: Encodable>(_ value: T, at link: EncodingPath.Link) throws -> JSONTree.Value? {
+        let saved = path
+        path = links.push(link)
+        defer {
+            links.pop(path)
+            path = saved
         }
-        codingPath.append(key)
-        defer { codingPath.removeLast() }
-        return try body()
+        return try box(value)
     }
 }
 
@@ -226,10 +241,10 @@ extension Dictionary: StringKeyedEncodable where Key == String, Value: Encodable
     func boxEntries(in encoder: JSONTreeEncoder) throws -> JSONTree.Value {
         let container = encoder.tree.makeContainer(isObject: true)
         encoder.tree.containers[container].entries.reserveCapacity(count)
+        let parent = encoder.path
         for (key, value) in self {
-            encoder.codingPath.append(JSONTreeKey(stringValue: key))
-            defer { encoder.codingPath.removeLast() }
-            if let boxed = try encoder.box(value) {
+            var codingKey = JSONTreeKey(stringValue: key)
+            if let boxed = try encoder.box(value, parent: parent, key: &codingKey) {
                 encoder.tree.append(boxed, key: key, to: container)
             }
         }
