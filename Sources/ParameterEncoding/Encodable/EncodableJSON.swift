@@ -18,15 +18,15 @@ enum EncodableJSON {
     ///   encodes nothing), or the error of a custom strategy or `encode(to:)`, unchanged.
     static func data<T: Encodable>(_ value: T, encoder: JSONEncoder) throws -> Data {
         guard let options = JSONTreeOptions(encoder) else { return try encoder.encode(value) }
-        return Data(try bytes(value, options: options))
+        return try bytes(value, options: options)
     }
 
     /// Returns `value` written with `options`, always through the tree.
-    static func bytes<T: Encodable>(_ value: T, options: JSONTreeOptions) throws -> [UInt8] {
+    static func bytes<T: Encodable>(_ value: T, options: JSONTreeOptions) throws -> Data {
         let tree = JSONTree()
         let root = try JSONTreeEncoder(tree: tree, options: options).encodeTopLevel(value)
         var writer = JSONTreeWriter(tree: tree, prettyPrinted: options.prettyPrinted, escapingSlashes: options.escapingSlashes)
         writer.write(root)
-        return writer.output
+        return writer.output.data
     }
 }

@@ -74,6 +74,6 @@ public struct JSONEncoding: ParameterEncoding {
     public func data(for jsonObject: any Sendable) throws -> Data {
         var writer = JSONWriter(options: options)
         try writer.write(jsonObject, fragmentsAllowed: options.contains(.fragmentsAllowed))
-        return Data(writer.output)
+        return writer.output.data
     }
 }

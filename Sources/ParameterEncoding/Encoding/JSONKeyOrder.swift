@@ -18,34 +18,34 @@ enum JSONKeyOrder {
     /// The positions of `keys` in sorted order.
     static func sortedIndices(_ keys: [String]) -> [Int] {
         guard keys.count > 1 else { return Array(keys.indices) }
-        var collationKeys: [UInt8] = []
-        collationKeys.reserveCapacity(keys.count * 24)
+        // Owned buffers: appending a byte checks only the capacity.
+        var collationKeys = ByteBuffer(capacity: keys.count * 24)
+        var tieBreaks = ByteBuffer(capacity: 64)
         var bounds: [Range<Int>] = []
         bounds.reserveCapacity(keys.count)
-        var tieBreaks: [UInt8] = []
+        let weights = primaryWeights
         for key in keys {
             let start = collationKeys.count
-            guard appendCollationKey(of: key, to: &collationKeys, tieBreaks: &tieBreaks) else {
+            guard appendCollationKey(of: key, to: &collationKeys, tieBreaks: &tieBreaks, weights: weights) else {
                 return foundationSortedIndices(keys)
             }
             bounds.append(start..<collationKeys.count)
         }
+        let bytes = UnsafeBufferPointer(start: collationKeys.base, count: collationKeys.count)
         var prefixes: [KeyOrder.Prefix] = []
         prefixes.reserveCapacity(keys.count)
         for (index, range) in bounds.enumerated() {
             var prefix = KeyOrder.Prefix(index: index)
             for position in 0..<min(range.count, 16) {
-                prefix.add(collationKeys[range.lowerBound + position], at: position)
+                prefix.add(bytes[range.lowerBound + position], at: position)
             }
             prefixes.append(prefix)
         }
-        return collationKeys.withUnsafeBufferPointer { bytes in
-            KeyOrder.sortedIndices(prefixes) { lhs, rhs in
-                let left = bytes[bounds[lhs]]
-                let right = bytes[bounds[rhs]]
-                if left.elementsEqual(right) { return lhs < rhs }
-                return left.lexicographicallyPrecedes(right)
-            }
+        return KeyOrder.sortedIndices(prefixes) { lhs, rhs in
+            let left = bytes[bounds[lhs]]
+            let right = bytes[bounds[rhs]]
+            if left.elementsEqual(right) { return lhs < rhs }
+            return left.lexicographicallyPrecedes(right)
         }
     }
 
@@ -73,10 +73,10 @@ enum JSONKeyOrder {
     /// needs the full Unicode tables), or digit runs longer than 100 digits.
     ///
     /// `tieBreaks` is scratch space, reused from key to key.
-    private static func appendCollationKey(of key: String, to target: inout [UInt8], tieBreaks: inout [UInt8]) -> Bool {
-        tieBreaks.removeAll(keepingCapacity: true)
-        var covered = true
-        key.utf8.withContiguousStorageIfAvailable { bytes in
+    private static func appendCollationKey(of key: String, to target: inout ByteBuffer, tieBreaks: inout ByteBuffer, weights: [UInt8]) -> Bool {
+        tieBreaks.truncate(to: 0)
+        var key = key
+        let covered = key.withUTF8 { bytes in
             var index = 0
             while index < bytes.count {
                 let byte = bytes[index]
@@ -85,30 +85,25 @@ enum JSONKeyOrder {
                     while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10 { end += 1 }
                     var first = index
                     while first < end, bytes[first] == UInt8(ascii: "0") { first += 1 }
-                    guard end - index <= 100 else {
-                        covered = false
-                        return
-                    }
+                    guard end - index <= 100 else { return false }
                     target.append(digitsWeight)
                     target.append(UInt8(end - first))
-                    target.append(contentsOf: bytes[first..<end])
+                    target.append(UnsafeBufferPointer(rebasing: bytes[first..<end]))
                     tieBreaks.append(UInt8(first - index))
                     index = end
                 } else {
-                    let weight = byte < 0x80 ? primaryWeights[Int(byte)] : 0
-                    guard weight != 0 else {
-                        covered = false
-                        return
-                    }
+                    let weight = byte < 0x80 ? weights[Int(byte)] : 0
+                    guard weight != 0 else { return false }
                     target.append(weight)
                     tieBreaks.append(byte &- UInt8(ascii: "A") < 26 ? 1 : 0)
                     index += 1
                 }
             }
-        } ?? { covered = false }()
+            return true
+        }
         guard covered else { return false }
         target.append(0)
-        target.append(contentsOf: tieBreaks)
+        target.append(tieBreaks)
         return true
     }
 

@@ -11,11 +11,11 @@ import Foundation
 ///
 /// The walk is iterative: open containers live in ``stack``, so any depth up to
 /// ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack.
-struct JSONWriter {
+struct JSONWriter: ~Copyable {
     private let prettyPrinted: Bool
     private let escapesSlashes: Bool
     /// The JSON written so far.
-    private(set) var output: [UInt8] = []
+    private(set) var output = ByteBuffer(capacity: 1_024)
     /// Open containers, outermost first.
     private var stack: [ChildCursor] = []
     /// Whether the top-level value was a ``RawJSON`` array or object, written without opening one.
@@ -24,7 +24,6 @@ struct JSONWriter {
     init(options: JSONSerialization.WritingOptions) {
         prettyPrinted = options.contains(.prettyPrinted)
         escapesSlashes = !options.contains(.withoutEscapingSlashes)
-        output.reserveCapacity(1_024)
     }
 
     // MARK: Walk
@@ -220,7 +219,7 @@ struct JSONWriter {
     // MARK: Bytes
 
     private mutating func append(_ text: String) {
-        output.append(contentsOf: text.utf8)
+        output.append(text)
     }
 
     private mutating func newline(indent: Int) {

@@ -50,6 +50,21 @@ struct ByteBuffer: ~Copyable {
         count += bytes.count
     }
 
+    /// Appends the UTF-8 bytes of `text`.
+    @inline(__always)
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// Appends `byte` `count` times.
+    @inline(__always)
+    mutating func append(_ byte: UInt8, count: Int) {
+        guard count > 0 else { return }
+        reserve(count).update(repeating: byte, count: count)
+        self.count += count
+    }
+
     /// Appends the bytes of another buffer.
     @inline(__always)
     mutating func append(_ other: borrowing ByteBuffer) {

@@ -44,8 +44,17 @@ enum KeyOrder {
     /// The order to write a tree object's entries in, by key, and whether a key is there more
     /// than once (its entries are then next to each other, in encoding order).
     static func writingOrder(_ entries: [JSONTree.Entry]) -> (order: ChildOrder, repeatsKeys: Bool) {
+        if let ascii = asciiWritingOrder(entries) { return ascii }
+        let keys = entries.map(\.key)
+        return (.positions(unicodeSortedIndices(keys)), Set(keys).count < keys.count)
+    }
+
+    /// The writing order of a tree object when every key is ASCII, in byte order, else `nil`:
+    /// the JSON writer orders other keys by their UTF-8 bytes, as `JSONEncoder` does, not by
+    /// their canonical form.
+    static func asciiWritingOrder(_ entries: [JSONTree.Entry]) -> (order: ChildOrder, repeatsKeys: Bool)? {
         guard entries.count > 1 else { return (.asGiven, false) }
-        let ascii = entries.withUnsafeBufferPointer { entries in
+        return entries.withUnsafeBufferPointer { entries in
             asciiSorted(entries) { prefixes in
                 var repeatsKeys = false
                 for position in prefixes.indices.dropFirst() {
@@ -60,9 +69,6 @@ enum KeyOrder {
                 return (ChildOrder.make(count: prefixes.count) { prefixes[$0].index }, repeatsKeys)
             }
         }
-        if let ascii { return ascii }
-        let keys = entries.map(\.key)
-        return (.positions(unicodeSortedIndices(keys)), Set(keys).count < keys.count)
     }
 
     /// Sorts any keys: canonical order, ties broken by UTF-8 bytes.

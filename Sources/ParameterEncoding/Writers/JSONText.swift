@@ -12,49 +12,45 @@ enum JSONText {
     /// Escaped: `"`, `\`, control characters below U+0020 (`\b`, `\t`, `\n`, `\f`, `\r`, else
     /// `\u00XX`), and `/` as `\/` when `escapingSlashes` is set, as Foundation does unless
     /// `.withoutEscapingSlashes`. Everything else, DEL and U+2028 included, is copied.
-    static func appendString(_ text: String, escapingSlashes: Bool, to output: inout [UInt8]) {
+    static func appendString(_ text: String, escapingSlashes: Bool, to output: inout ByteBuffer) {
         output.append(UInt8(ascii: "\""))
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable {
-            appendEscaped($0, escapingSlashes: escapingSlashes, to: &output)
-        }
-        if done == nil {
-            Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0, escapingSlashes: escapingSlashes, to: &output) }
-        }
+        var text = text
+        text.withUTF8 { appendEscaped($0, escapingSlashes: escapingSlashes, to: &output) }
         output.append(UInt8(ascii: "\""))
     }
 
     /// Appends a finite `Double` as Swift's shortest round-trip text less a trailing `.0`
     /// (`1`, `0.1`, `1e+20`), as `JSONSerialization` and `JSONEncoder` write it.
-    static func appendNumber(_ double: Double, to output: inout [UInt8]) {
+    static func appendNumber(_ double: Double, to output: inout ByteBuffer) {
         appendNumberText(double.description, to: &output)
     }
 
     /// Appends a finite `Float` as its own shortest text (`0.1`), not its `Double` widening's.
-    static func appendNumber(_ float: Float, to output: inout [UInt8]) {
+    static func appendNumber(_ float: Float, to output: inout ByteBuffer) {
         appendNumberText(float.description, to: &output)
     }
 
     /// A line break and `indent` levels of two spaces, for pretty-printed output.
-    static func appendNewline(indent: Int, to output: inout [UInt8]) {
+    static func appendNewline(indent: Int, to output: inout ByteBuffer) {
         output.append(UInt8(ascii: "\n"))
-        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
+        output.append(UInt8(ascii: " "), count: indent * 2)
     }
 
     // MARK: Helpers
 
-    private static func appendNumberText(_ text: String, to output: inout [UInt8]) {
+    private static func appendNumberText(_ text: String, to output: inout ByteBuffer) {
         var text = text
         if text.hasSuffix(".0") { text.removeLast(2) }
-        output.append(contentsOf: text.utf8)
+        output.append(text)
     }
 
-    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool, to output: inout [UInt8]) {
+    private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool, to output: inout ByteBuffer) {
         var runStart = 0
         for index in bytes.indices {
             let byte = bytes[index]
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
                 || (byte == UInt8(ascii: "/") && escapingSlashes) else { continue }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             runStart = index + 1
             output.append(UInt8(ascii: "\\"))
             switch byte {
@@ -65,10 +61,14 @@ enum JSONText {
             case 0x0D: output.append(UInt8(ascii: "r"))
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
             default:
-                output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)])
+                output.append(UInt8(ascii: "u"))
+                output.append(UInt8(ascii: "0"))
+                output.append(UInt8(ascii: "0"))
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
             }
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        output.append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
     }
 
     @inline(__always)

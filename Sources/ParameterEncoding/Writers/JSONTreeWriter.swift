@@ -6,27 +6,39 @@
 /// and its pretty-printed layout.
 ///
 /// The walk is iterative, so a deep tree uses no more thread stack than a flat one.
-struct JSONTreeWriter {
+struct JSONTreeWriter: ~Copyable {
     private let tree: JSONTree
     private let prettyPrinted: Bool
     private let escapingSlashes: Bool
     /// The JSON written so far.
-    private(set) var output: [UInt8] = []
+    private(set) var output = ByteBuffer(capacity: 1_024)
 
     /// An open container: its position in the tree, the order of its entries and the next one.
     private struct Frame {
         let container: Int
         let isObject: Bool
-        /// Entry positions: the key's and the value's, which differ for a repeated key.
-        let order: [(key: Int, value: Int)]
+        /// How many entries are written.
+        let count: Int
+        /// The positions of the entries whose keys are written, in writing order.
+        let order: ChildOrder
+        /// For an object with a repeated key, the positions of the values written, in writing
+        /// order (a repeated key's last value); `nil` when they are ``order``'s.
+        let values: [Int]?
         var next = 0
+
+        init(container: Int, isObject: Bool, count: Int, order: ChildOrder = .asGiven, values: [Int]? = nil) {
+            self.container = container
+            self.isObject = isObject
+            self.count = count
+            self.order = order
+            self.values = values
+        }
     }
 
     init(tree: JSONTree, prettyPrinted: Bool, escapingSlashes: Bool) {
         self.tree = tree
         self.prettyPrinted = prettyPrinted
         self.escapingSlashes = escapingSlashes
-        output.reserveCapacity(1_024)
     }
 
     /// Writes `root` and everything in it.
@@ -34,50 +46,51 @@ struct JSONTreeWriter {
         var stack: [Frame] = []
         if let frame = open(root) { stack.append(frame) }
         while let top = stack.indices.last {
-            let frame = stack[top]
-            guard frame.next < frame.order.count else {
-                stack.removeLast()
+            let next = stack[top].next
+            guard next < stack[top].count else {
+                let frame = stack.removeLast()
                 close(frame, depth: stack.count)
                 continue
             }
-            stack[top].next += 1
-            if frame.next > 0 { output.append(UInt8(ascii: ",")) }
+            stack[top].next = next + 1
+            if next > 0 { output.append(UInt8(ascii: ",")) }
             if prettyPrinted { JSONText.appendNewline(indent: stack.count, to: &output) }
-            let container = tree.containers[frame.container]
-            let (keyIndex, valueIndex) = frame.order[frame.next]
-            if container.isObject {
-                JSONText.appendString(container.entries[keyIndex].key, escapingSlashes: escapingSlashes, to: &output)
+            let container = stack[top].container
+            let keyIndex = stack[top].order.slot(next)
+            let valueIndex = stack[top].values?[next] ?? keyIndex
+            if stack[top].isObject {
+                JSONText.appendString(tree.containers[container].entries[keyIndex].key, escapingSlashes: escapingSlashes, to: &output)
                 if prettyPrinted {
-                    output.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: " ")])
+                    output.append(" : ")
                 } else {
                     output.append(UInt8(ascii: ":"))
                 }
             }
-            if let nested = open(container.entries[valueIndex].value) { stack.append(nested) }
+            if let nested = open(tree.containers[container].entries[valueIndex].value) { stack.append(nested) }
         }
     }
 
     /// Writes a scalar, or opens a container and returns its frame.
     private mutating func open(_ value: JSONTree.Value) -> Frame? {
         switch value {
-        case .null: output.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
-        case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
+        case .null: output.append("null")
+        case .bool(let bool): output.append(bool ? "true" : "false")
         case .string(let string): JSONText.appendString(string, escapingSlashes: escapingSlashes, to: &output)
         case .integer(let integer): DecimalDigits.append(integer, to: &output)
         case .unsigned(let unsigned): DecimalDigits.append(unsigned, to: &output)
         case .double(let double): JSONText.appendNumber(double, to: &output)
         case .float(let float): JSONText.appendNumber(float, to: &output)
-        case .numberText(let text): output.append(contentsOf: text.utf8)
+        case .numberText(let text): output.append(text)
         case .nothing:
             // Not in a tree `JSONTreeEncoder` makes; what `JSONEncoder` writes for a value that
             // encodes nothing, an empty object.
             output.append(UInt8(ascii: "{"))
-            return Frame(container: -1, isObject: true, order: [])
+            return Frame(container: -1, isObject: true, count: 0)
         case .container(let index):
-            let container = tree.containers[index]
-            output.append(container.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-            let order = container.isObject ? Self.writingOrder(container.entries) : container.entries.indices.map { ($0, $0) }
-            return Frame(container: index, isObject: container.isObject, order: order)
+            let isObject = tree.containers[index].isObject
+            output.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+            return isObject ? Self.objectFrame(index, tree.containers[index].entries)
+                : Frame(container: index, isObject: false, count: tree.containers[index].entries.count)
         }
         return nil
     }
@@ -85,13 +98,23 @@ struct JSONTreeWriter {
     private mutating func close(_ frame: Frame, depth: Int) {
         if prettyPrinted {
             // `JSONEncoder` writes an empty container as an empty line, as `JSONSerialization` does.
-            if frame.order.isEmpty { output.append(UInt8(ascii: "\n")) }
+            if frame.count == 0 { output.append(UInt8(ascii: "\n")) }
             JSONText.appendNewline(indent: depth, to: &output)
         }
         output.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
     }
 
     // MARK: Key order
+
+    /// The frame of the object at `index`: ASCII keys, each once, the common case, in the order
+    /// the query writer sorts them in (``KeyOrder``); any other keys by ``writingOrder(_:)``.
+    private static func objectFrame(_ index: Int, _ entries: [JSONTree.Entry]) -> Frame {
+        if let (order, repeatsKeys) = KeyOrder.asciiWritingOrder(entries), !repeatsKeys {
+            return Frame(container: index, isObject: true, count: entries.count, order: order)
+        }
+        let order = writingOrder(entries)
+        return Frame(container: index, isObject: true, count: order.count, order: .positions(order.map(\.key)), values: order.map(\.value))
+    }
 
     /// The entries to write, in key order, one per distinct key: for a key given more than once,
     /// its first spelling (`key`) and its last value (`value`).
