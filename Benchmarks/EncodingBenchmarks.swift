@@ -82,9 +82,11 @@ struct EncodingBenchmarks {
 
         // Bodies
         let json = JSONEncoding.default
+        // Both sides build the same request: the body and its `Content-Type`, as Alamofire's
+        // `JSONEncoding` does around `JSONSerialization`.
         try add("JSONEncoding", "nested 150", baseline: "JSONSerialization", bytes: try json.data(for: nested).count,
             ours: { consume(try json.encode(post, with: nested)) },
-            baseline: { consume(try JSONSerialization.data(withJSONObject: nestedAny, options: [.sortedKeys])) })
+            baseline: { consume(try Self.jsonRequest(post, body: JSONSerialization.data(withJSONObject: nestedAny, options: [.sortedKeys]))) })
         let plistValue = nested
         for (name, encoder, format) in [("XML", PropertyListEncoding.xml, PropertyListSerialization.PropertyListFormat.xml),
                                         ("binary", .binary, .binary)] {
@@ -102,9 +104,15 @@ struct EncodingBenchmarks {
         try add("Encodable", "URLEncodedFormEncoder nested 150", baseline: "JSONEncoder", bytes: try formEncoder.encode(model).utf8.count,
             ours: { consume(try formEncoder.encode(model)) },
             baseline: { consume(try jsonEncoder.encode(model)) })
+        // Both sides build the same request, as Alamofire's `JSONParameterEncoder` does around
+        // `JSONEncoder`; the next row leaves the request out.
         let jsonParameters = JSONParameterEncoder.default
         try add("Encodable", "JSONParameterEncoder POST nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
             ours: { consume(try jsonParameters.encode(model, into: post)) },
+            baseline: { consume(try Self.jsonRequest(post, body: jsonEncoder.encode(model))) })
+        let jsonBody = JSONBody(model, encoder: jsonEncoder)
+        try add("Encodable", "JSON body alone nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
+            ours: { consume(try jsonBody.encode()) },
             baseline: { consume(try jsonEncoder.encode(model)) })
         // The floor under any `Encoder`: the value's own `encode(to:)` with nothing kept.
         try add("Encodable", "encode(to:) alone, nothing kept, nested 150", baseline: "JSONEncoder", bytes: 0,
@@ -121,5 +129,16 @@ struct EncodingBenchmarks {
                 large: count >= 100_000, ours: { consume(try json.data(for: parameters)) }, baseline: nil)
         }
         return rows
+    }
+
+    /// `request` with `body` and a JSON `Content-Type`, built the way Alamofire's JSON encoders
+    /// build it: the baseline's share of the request work the encoders' rows include.
+    static func jsonRequest(_ request: URLRequest, body: Data) -> URLRequest {
+        var request = request
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        request.httpBody = body
+        return request
     }
 }

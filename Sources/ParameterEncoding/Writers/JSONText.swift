@@ -48,6 +48,9 @@ enum JSONText {
         var runStart = 0
         for index in bytes.indices {
             let byte = bytes[index]
+            // Lowercase letters and non-ASCII bytes, most of most text, are above `\` and
+            // leave after one comparison.
+            if byte > UInt8(ascii: "\\") { continue }
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
                 || (byte == UInt8(ascii: "/") && escapingSlashes) else { continue }
             output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
