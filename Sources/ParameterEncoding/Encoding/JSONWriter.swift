@@ -92,94 +92,46 @@ struct JSONWriter: ~Copyable {
     // MARK: Values
 
     private mutating func write(_ value: Any) throws {
-        try write(_openExistential(value, do: classifyParameter), of: value)
+        try write(_openExistential(value, do: classifyParameter))
     }
 
     private mutating func write(sendable value: any Sendable) throws {
-        try write(_openExistential(value, do: classifyParameter), of: value)
+        try write(_openExistential(value, do: classifyParameter))
     }
 
-    private mutating func write(_ classified: ClassifiedParameter, of value: @autoclosure () -> Any) throws {
-        switch classified {
+    /// Writes a value as JSON holds it; a date, data or a type JSON has no form for is an error.
+    private mutating func write(_ value: ParameterValue) throws {
+        switch value {
         case .text(let text): writeString(text)
         case .integer(let integer): DecimalDigits.append(integer, to: &output)
         case .bool(let bool): append(bool ? "true" : "false")
         case .double(let double): try writeNumber(double)
         case .children(let children): try open(children)
-        case .uncommon: try writeUncommon(value())
-        }
-    }
-
-    private mutating func writeUncommon(_ value: Any) throws {
-        var value = value
-        while let optional = value as? any OptionalParameter {
-            guard let wrapped = optional.wrappedParameter else { return append("null") }
-            value = wrapped
-        }
-        // Class checks by metatype: a cast to a class would first try to bridge the value.
-        let type = type(of: value)
-        if type is NSNumber.Type, let number = value as? NSNumber {
-            return try writeNumber(number)
-        }
-        if type == RawJSON.self, let raw = value as? RawJSON {
+        case .null: append("null")
+        case .number(let number): try writeNumber(number)
+        case .rawJSON(let raw):
             // Checked when it was made: written as it is.
             if stack.isEmpty { wroteRawContainerAtTop = raw.isContainer }
-            return append(raw.text)
-        }
-        if let container = value as? any QueryContainer {
-            return try open(container.queryChildren)
-        }
-        if let sequence = value as? any ArrayLikeParameter {
-            return try open(.indexed(sequence.parameterElements))
-        }
-        if let dictionary = value as? any DescribedKeyContainer {
-            return try open(stringKeyed(dictionary.describedEntries))
-        }
-        if let integer = value as? any BinaryInteger {
-            return DecimalDigits.append(integer, to: &output)
-        }
-        if let float = value as? Float {
-            return try writeNumber(float)
-        }
-        if let decimal = value as? Decimal {
+            append(raw.text)
+        case .keyed(let entries):
+            switch ParameterValue.stringKeyed(entries) {
+            case .success(let children): try open(children)
+            case .failure(let key): throw invalid(key.detail)
+            }
+        case .otherInteger(let integer): DecimalDigits.append(integer, to: &output)
+        case .float(let float): try writeNumber(float)
+        case .decimal(let decimal):
             guard !decimal.isNaN else { throw invalid("NaN is not a valid number") }
-            return append(decimal.description)
+            append(decimal.description)
+        case .jsonText(let node): throw unsupported(node)
+        case .date(let date): throw unsupported(date)
+        case .data(let data): throw unsupported(data)
+        case .unsupported(let value): throw unsupported(value)
         }
-        if let text = value as? any StringProtocol {
-            return writeString(String(text))
-        }
-        if let character = value as? Character {
-            return writeString(String(character))
-        }
-        if type is NSNull.Type {
-            return append("null")
-        }
-        if type is NSString.Type, let string = value as? String {
-            return writeString(string)
-        }
-        if type is NSDictionary.Type, let dictionary = value as? NSDictionary {
-            return try open(stringKeyed(dictionary.map { (key: $0.key, value: $0.value) }))
-        }
-        if type is NSArray.Type, let array = value as? NSArray {
-            return try open(.indexed(array.map { $0 }))
-        }
-        throw invalid("values of type \(String(describing: type)) are not supported")
     }
 
-    /// The entries of a dictionary whose key type is not `String`, if every key is a string.
-    private func stringKeyed(_ entries: [(key: Any, value: Any)]) throws -> ParameterChildren {
-        var keys: [String] = []
-        keys.reserveCapacity(entries.count)
-        for entry in entries {
-            guard let key = entry.key as? String else {
-                let first = entries.min { String(describing: $0.key) < String(describing: $1.key) }
-                let text = first.map { String(describing: $0.key) } ?? ""
-                let keyType = first.map { String(describing: Swift.type(of: $0.key)) } ?? "unknown"
-                throw invalid("dictionary keys must be strings, found key \(text) of type \(keyType)")
-            }
-            keys.append(key)
-        }
-        return .sorted(keys: keys, values: entries.map(\.value))
+    private func unsupported(_ value: Any) -> ParameterEncodingError {
+        invalid("values of type \(String(describing: type(of: value))) are not supported")
     }
 
     private mutating func writeNumber(_ number: NSNumber) throws {

@@ -108,84 +108,60 @@ enum SerializableValue {
     }
 
     private static func classify(_ value: Any, _ format: Format) throws -> Step {
-        let type = type(of: value)
-        if type == String.self || type == Int.self || type == Bool.self {
-            if format.leadingBOMDropped, let text = value as? String { try checkLeadingBOM(text, path: []) }
-            return .value(value)
-        }
-        if type == Double.self, let double = value as? Double {
-            return .value(double)
-        }
-        if let optional = value as? any OptionalParameter {
-            guard let wrapped = optional.wrappedParameter else { throw nilError }
-            return try classify(wrapped, format)
-        }
-        if type is NSNumber.Type, let number = value as? NSNumber {
-            if number.isBoolean { return .value(number.boolValue) }
-            return .value(number)
-        }
-        // Class checks by metatype: `value is NSNull` would first bridge a Swift container, and
-        // on Linux that converts the whole nested tree to NSArray/NSDictionary, recursively.
-        if type is NSNull.Type {
-            throw nilError
-        }
-        if type == RawJSON.self, let raw = value as? RawJSON {
-            return try classify(raw.root, format)
-        }
-        if type == JSONTextNode.self, let node = value as? JSONTextNode {
-            return try classify(node, format)
-        }
-        if let dictionary = value as? [String: Any] {
-            if format.leadingBOMDropped {
-                for key in dictionary.keys { try checkLeadingBOM(key, path: [.key(key)]) }
+        switch _openExistential(value, do: classifyParameter) {
+        case .text(let text):
+            if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
+            return .value(text)
+        case .integer(let integer): return .value(integer)
+        case .bool(let bool): return .value(bool)
+        case .double(let double): return .value(double)
+        case .children(let children): return .container(try frame(children, format))
+        case .null: throw nilError
+        case .number(let number): return .value(number.isBoolean ? number.boolValue as Any : number)
+        case .rawJSON(let raw): return try classify(raw.root, format)
+        case .jsonText(let node): return try classify(node, format)
+        case .keyed(let entries):
+            switch ParameterValue.stringKeyed(entries) {
+            case .success(let children): return .container(try frame(children, format))
+            case .failure(let key): throw ParameterEncodingError(.invalidPropertyListValue, detail: key.detail, path: [])
             }
-            return .container(Frame(keys: Array(dictionary.keys), values: Array(dictionary.values)))
-        }
-        if let dictionary = value as? [AnyHashable: Any] {
-            let key = dictionary.keys.min { String(describing: $0.base) < String(describing: $1.base) }
-            let keyText = key.map { String(describing: $0.base) } ?? ""
-            let keyType = key.map { String(describing: Swift.type(of: $0.base)) } ?? "unknown"
+        case .otherInteger(let integer): return .value(Int(exactly: integer) ?? integer as Any)
+        case .float(let float):
+            // Through the shortest text, so 0.1 stays 0.1 rather than 0.100000001490116.
+            return .value(Double(float.description) ?? Double(float))
+        case .decimal(let decimal): return .value(try checked(decimal))
+        case .date(let date):
+            if format.datesToTheSecond { try checkXMLDate(date) }
+            return .value(date)
+        case .data(let data): return .value(data)
+        case .unsupported(let value):
             throw ParameterEncodingError(
                 .invalidPropertyListValue,
-                detail: "dictionary keys must be strings, found key \(keyText) of type \(keyType)",
+                detail: "values of type \(String(describing: type(of: value))) are not supported",
                 path: []
             )
         }
-        if let elements = arrayElements(of: value) {
-            return .container(Frame(keys: nil, values: elements.map { $0 as Any }))
+    }
+
+    /// The frame of a container: an array, or a dictionary whose keys are each there once
+    /// (ordered pairs may repeat one, and a dictionary would silently keep one value).
+    private static func frame(_ children: ParameterChildren, _ format: Format) throws -> Frame {
+        let values = (0..<children.count).map { children.values[$0] }
+        guard children.isObject else { return Frame(keys: nil, values: values) }
+        if children.ordering == .given {
+            var seen = Set<String>()
+            for key in children.keys where !seen.insert(key).inserted {
+                throw ParameterEncodingError(
+                    .invalidPropertyListValue,
+                    detail: "the key \"\(key)\" is there twice, and a dictionary holds one value per key",
+                    path: []
+                )
+            }
         }
-        if let text = value as? String {
-            if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
-            return .value(text)
+        if format.leadingBOMDropped {
+            for key in children.keys { try checkLeadingBOM(key, path: [.key(key)]) }
         }
-        if let integer = value as? any BinaryInteger {
-            return .value(Int(exactly: integer) ?? value)
-        }
-        if let float = value as? Float {
-            // Through the shortest text, so 0.1 stays 0.1 rather than 0.100000001490116.
-            return .value(Double(float.description) ?? Double(float))
-        }
-        if let decimal = value as? Decimal {
-            return .value(try checked(decimal))
-        }
-        if let text = value as? any StringProtocol {
-            return .value(String(text))
-        }
-        if let character = value as? Character {
-            return .value(String(character))
-        }
-        if let date = value as? Date {
-            if format.datesToTheSecond { try checkXMLDate(date) }
-            return .value(date)
-        }
-        if value is Data {
-            return .value(value)
-        }
-        throw ParameterEncodingError(
-            .invalidPropertyListValue,
-            detail: "values of type \(String(describing: type)) are not supported",
-            path: []
-        )
+        return Frame(keys: children.keys, values: values)
     }
 
     /// The value a ``RawJSON`` spells: an integer that fits 64 bits, a finite real, a string,
@@ -239,12 +215,6 @@ enum SerializableValue {
             )
         }
         return double
-    }
-
-    private static func arrayElements(of value: Any) -> [Any]? {
-        if let array = value as? [Any] { return array }
-        if let sequence = value as? any ArrayLikeParameter { return sequence.parameterElements }
-        return nil
     }
 
     /// Refuses a string that starts with U+FEFF, which an XML property list would not give back.

@@ -2,67 +2,6 @@ import Foundation
 
 // Containers and the common value types, recognised the same way by every writer.
 
-// MARK: - Classification
-
-/// What a value of a common type writes.
-enum ClassifiedParameter {
-    case text(String)
-    case integer(Int)
-    case bool(Bool)
-    case double(Double)
-    case children(ParameterChildren)
-    case uncommon
-}
-
-/// Recognises the common types by comparing `T` itself, which never bridges (an `NSNumber`
-/// is not read as an `Int`, nor an `Optional` as its payload before `nilEncoding` has had its
-/// say). Once `T` is known to be `String`, `unsafeBitCast` to `String` is the identity.
-func classifyParameter<T>(_ value: T) -> ClassifiedParameter {
-    if T.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
-    if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
-    if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
-    if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
-    // Generic container types are compared with metatypes looked up once: naming them here
-    // would instantiate their metadata on every call.
-    let type: Any.Type = T.self
-    if type == CommonTypes.sendable {
-        // An `any Sendable` boxed as `Any` opens to the inner existential; open that one too.
-        return _openExistential(unsafeBitCast(value, to: (any Sendable).self), do: classifyParameter)
-    }
-    if type == CommonTypes.parameters {
-        return .children(.parameters(unsafeBitCast(value, to: [String: any Sendable].self)))
-    }
-    if type == CommonTypes.sendableArray {
-        return .children(.indexed(unsafeBitCast(value, to: [any Sendable].self)))
-    }
-    if type == CommonTypes.stringArray {
-        return .children(ParameterChildren(keys: [], values: .strings(unsafeBitCast(value, to: [String].self)), ordering: .array))
-    }
-    if type == CommonTypes.parametersArray {
-        return .children(.indexed(unsafeBitCast(value, to: [[String: any Sendable]].self).map { $0 as any Sendable }))
-    }
-    if type == CommonTypes.anyDictionary {
-        return .children(unsafeBitCast(value, to: [String: Any].self).queryChildren)
-    }
-    if type == CommonTypes.anyArray {
-        return .children(.indexed(unsafeBitCast(value, to: [Any].self)))
-    }
-    return .uncommon
-}
-
-// MARK: - CommonTypes
-
-/// Metatypes of the containers parameters are usually built from, looked up once.
-private enum CommonTypes {
-    static let sendable: Any.Type = (any Sendable).self
-    static let parameters: Any.Type = [String: any Sendable].self
-    static let sendableArray: Any.Type = [any Sendable].self
-    static let stringArray: Any.Type = [String].self
-    static let parametersArray: Any.Type = [[String: any Sendable]].self
-    static let anyDictionary: Any.Type = [String: Any].self
-    static let anyArray: Any.Type = [Any].self
-}
-
 // MARK: - ParameterChildren
 
 /// The children of a container: keys (for dictionaries and ordered pairs) and values, and how

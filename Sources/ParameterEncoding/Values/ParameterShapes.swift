@@ -1,7 +1,6 @@
 import Foundation
 
-// Value shapes every encoder recognises the same way: the query walk, and the JSON and
-// property-list validation.
+// Value shapes every writer recognises the same way, through ``ParameterValue``.
 
 // MARK: - OptionalParameter
 
@@ -69,5 +68,46 @@ extension NSNumber {
         case UInt8(ascii: "Q"), UInt8(ascii: "L"): return .unsigned(uint64Value)
         default: return .integer(int64Value)
         }
+    }
+}
+
+// MARK: - QueryContainer
+
+/// A container every writer descends into (see ``ParameterValue``).
+protocol QueryContainer {
+    var queryChildren: ParameterChildren { get }
+}
+
+extension Dictionary: QueryContainer where Key == String {
+    var queryChildren: ParameterChildren {
+        .sorted(keys: Array(keys), values: values.map { $0 as Any })
+    }
+}
+
+/// A dictionary whose keys are not strings; its keys are written as their description.
+protocol DescribedKeyContainer {
+    var describedEntries: [(key: Any, value: Any)] { get }
+}
+
+extension Dictionary: DescribedKeyContainer {
+    var describedEntries: [(key: Any, value: Any)] {
+        map { (key: $0.key as Any, value: $0.value as Any) }
+    }
+}
+
+extension KeyValuePairs: QueryContainer where Key == String {
+    /// Ordered pairs keep the caller's order.
+    var queryChildren: ParameterChildren {
+        ParameterChildren(keys: map(\.key), values: .any(map { $0.value as Any }), ordering: .given)
+    }
+}
+
+extension Array: QueryContainer {
+    var queryChildren: ParameterChildren {
+        // `[(String, any Sendable)]` is a list of ordered pairs, not an array of tuples.
+        if Element.self == (String, any Sendable).self, let pairs = self as? [(String, any Sendable)] {
+            return .ordered(pairs)
+        }
+        return .indexed(map { $0 as Any })
     }
 }
