@@ -201,7 +201,7 @@ public struct HTTPHeaders: Hashable, Sendable {
     }
 
     /// ASCII case-insensitive comparison, without allocating lowercased copies.
-    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+    package static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         return zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
             a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))

@@ -71,7 +71,9 @@ struct CookieStage: Interceptor {
     let storage: HTTPCookieStorage
 
     func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        if let url = request.url, let stored = storage.cookies(for: url).map({ Self.sendable($0, to: url) }), !stored.isEmpty {
+        // Most stores hold nothing for most URLs: the filter (which reads the URL's path) runs
+        // only on cookies there are.
+        if let url = request.url, let all = storage.cookies(for: url), !all.isEmpty, case let stored = Self.sendable(all, to: url), !stored.isEmpty {
             let pairs = stored.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
             if let own = request.value(forHTTPHeaderField: "Cookie"), !own.isEmpty {
                 request.setValue(own + "; " + pairs, forHTTPHeaderField: "Cookie")
@@ -80,7 +82,7 @@ struct CookieStage: Interceptor {
             }
         }
         var response = try await next(request)
-        guard let url = response.request.url else { return response }
+        guard response.headers.value(for: "Set-Cookie") != nil, let url = response.request.url else { return response }
         let set = Self.cookies(in: response.headers, for: url)
         if !set.isEmpty {
             storage.setCookies(set, for: url, mainDocumentURL: nil)
@@ -114,9 +116,8 @@ struct CookieStage: Interceptor {
     /// joined repeated fields with ", " leaves the parser to split them again).
     static func cookies(in headers: HTTPHeaders, for url: URL) -> [HTTPCookie] {
         var cookies: [HTTPCookie] = []
-        for header in headers where header.name.lowercased() == "set-cookie" {
-            let fields = ["Set-Cookie": header.value]
-            cookies += HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).map(expiringByMaxAge)
+        for value in headers.values(for: "Set-Cookie") {
+            cookies += HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": value], for: url).map(expiringByMaxAge)
         }
         return cookies
     }

@@ -74,20 +74,25 @@ public struct ServerEnvironment: RequestModifier, Hashable {
             throw ParameterEncodingError(.missingURL, detail: "the request has no URL to complete")
         }
         var text: String
+        var changed: Bool
         if url.host?.isEmpty ?? true {
-            text = originText + joined(prefix: pathPrefix, relative: url.relativeString)
+            text = absolute(url.relativeString)
+            changed = true
         } else if servesHost(of: url) {
             text = url.absoluteString
+            changed = false
         } else {
             return
         }
         if let added = missingQuery(in: text) {
             text = URL.appendingQuery(added, to: text)
+            changed = true
         }
-        guard let completed = URL(string: text) else {
-            throw ParameterEncodingError(.invalidURL, detail: "\"\(text)\" is not a URL")
-        }
-        if completed != url {
+        // A URL already complete is left as it is, not parsed again.
+        if changed {
+            guard let completed = URL(string: text) else {
+                throw ParameterEncodingError(.invalidURL, detail: "\"\(text)\" is not a URL")
+            }
             request.url = completed
         }
         try request.addMissingHeaders(headers)
@@ -101,35 +106,46 @@ public struct ServerEnvironment: RequestModifier, Hashable {
     /// The ``origin``: credentials scoped to ``CredentialScope/sessionServer`` go there.
     public var serverOrigin: Origin? { origin }
 
-    /// `scheme://host[:port]`.
-    private var originText: String {
-        scheme + "://" + host + (port.map { ":\($0)" } ?? "")
-    }
-
     private func servesHost(of url: URL) -> Bool {
         guard url.host?.lowercased() == host.lowercased() else { return false }
         return port == nil || url.port == port
     }
 
-    /// The prefix and a relative reference (path, query, fragment) joined by exactly one `/`.
-    private func joined(prefix: String, relative: String) -> String {
-        var prefix = Substring(prefix)
-        while prefix.hasSuffix("/") {
-            prefix = prefix.dropLast()
+    /// Appends `scheme://host[:port]`.
+    private func appendOrigin(to text: inout String) {
+        text += scheme
+        text += "://"
+        text += host
+        if let port {
+            text += ":"
+            text += String(port)
         }
-        if !prefix.isEmpty, !prefix.hasPrefix("/") {
-            prefix = "/" + prefix
-        }
+    }
+
+    /// The origin, then the prefix and a relative reference (path, query, fragment) joined by
+    /// exactly one `/`, built in one string; the checks are on bytes, as `/`, `?` and `#` are
+    /// ASCII.
+    private func absolute(_ relative: String) -> String {
+        var prefix = pathPrefix.utf8[...]
+        while prefix.last == UInt8(ascii: "/") { prefix = prefix.dropLast() }
+        var text = ""
+        text.reserveCapacity(scheme.utf8.count + host.utf8.count + prefix.count + relative.utf8.count + 12)
+        appendOrigin(to: &text)
+        if !prefix.isEmpty, prefix.first != UInt8(ascii: "/") { text += "/" }
+        text += Substring(prefix)
         switch relative.utf8.first {
         case nil:
-            return prefix.isEmpty ? "/" : String(prefix)
+            if prefix.isEmpty { text += "/" }
         case UInt8(ascii: "/"):
-            return prefix + relative
+            text += relative
         case UInt8(ascii: "?"), UInt8(ascii: "#"):
-            return (prefix.isEmpty ? "/" : prefix) + relative
+            if prefix.isEmpty { text += "/" }
+            text += relative
         default:
-            return prefix + "/" + relative
+            text += "/"
+            text += relative
         }
+        return text
     }
 
     /// The escaped `name=value` pairs of ``query`` whose names the URL's query lacks, or `nil`.

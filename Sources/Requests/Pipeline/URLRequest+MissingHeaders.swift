@@ -11,9 +11,13 @@ extension URLRequest {
     ///
     /// - Throws: ``ParameterEncodingError`` naming a refused header; the request is then unchanged.
     mutating func addMissingHeaders(_ headers: HTTPHeaders) throws {
+        guard !headers.isEmpty else { return }
+        // The request's fields read once, and looked up here: asking the request for each
+        // header costs FoundationNetworking a search with case folding per name.
         var fields = allHTTPHeaderFields ?? [:]
+        let present = Array(fields.keys)
         var added = false
-        for header in headers where value(forHTTPHeaderField: header.name) == nil {
+        for header in headers where !present.contains(where: { HTTPHeaders.namesMatch($0, header.name) }) {
             try header.validate()
             fields[header.name] = header.value
             added = true

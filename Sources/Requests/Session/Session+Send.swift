@@ -102,7 +102,9 @@ struct RequestDescription: URLRequestConvertible {
         try method.validate()
         try headers.validate()
         var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
+        // `GET` is a new request's method already; setting it costs FoundationNetworking a
+        // normalising pass.
+        if method != .get { request.httpMethod = method.rawValue }
         if !headers.isEmpty {
             request.allHTTPHeaderFields = headers.dictionary
         }
