@@ -47,4 +47,30 @@ import ParameterEncoding
         #expect(request.headers.isEmpty)
         #expect((request.allHTTPHeaderFields ?? [:]).isEmpty)
     }
+
+    /// The package's one way to change a field: any spelling of the name is replaced (the new
+    /// spelling kept), `nil` removes it, and the other fields stay as they were.
+    @Test func settingAFieldReplacesEverySpellingOfItsName() throws {
+        var request = URLRequest(url: url)
+        request.setValue("1", forHTTPHeaderField: "x-trace")
+        request.setValue("text/plain", forHTTPHeaderField: "Accept")
+        request.setField("2", for: "X-Trace")
+        #expect(request.value(forHTTPHeaderField: "X-TRACE") == "2")
+        #expect(request.allHTTPHeaderFields?.keys.sorted() == ["Accept", "X-Trace"])
+        request.setFields([("ACCEPT", "application/json"), ("x-trace", nil), ("X-New", "n")])
+        #expect(request.allHTTPHeaderFields == ["ACCEPT": "application/json", "X-New": "n"])
+        #expect(request.value(forHTTPHeaderField: "accept") == "application/json")
+    }
+
+    /// `setHeaders` checks every header before it sets any, then sets them in order.
+    @Test func settingHeadersChecksThemAllFirst() throws {
+        var request = URLRequest(url: url)
+        request.setValue("kept", forHTTPHeaderField: "X-Kept")
+        #expect(throws: ParameterEncodingError.self) {
+            try request.setHeaders([HTTPHeader(name: "A", value: "1"), HTTPHeader(name: "B", value: "bad\r\nvalue")])
+        }
+        #expect(request.allHTTPHeaderFields == ["X-Kept": "kept"])
+        try request.setHeaders([HTTPHeader(name: "x-kept", value: "new"), HTTPHeader(name: "A", value: "1")])
+        #expect(request.allHTTPHeaderFields == ["x-kept": "new", "A": "1"])
+    }
 }

@@ -65,13 +65,16 @@ extension URLRequest {
     public var headers: HTTPHeaders {
         get { HTTPHeaders(allHTTPHeaderFields ?? [:]) }
         set {
-            for name in (allHTTPHeaderFields ?? [:]).keys {
-                setValue(nil, forHTTPHeaderField: name)
-            }
+            var fields: [String: String] = [:]
             for header in newValue {
-                let joined = value(forHTTPHeaderField: header.name).map { $0 + ", " + header.value } ?? header.value
-                setValue(joined, forHTTPHeaderField: header.name)
+                if let key = fields.keys.first(where: { HTTPHeaders.namesMatch($0, header.name) }), let earlier = fields[key] {
+                    fields[key] = nil
+                    fields[header.name] = earlier + ", " + header.value
+                } else {
+                    fields[header.name] = header.value
+                }
             }
+            allHTTPHeaderFields = fields
         }
     }
 
@@ -84,16 +87,44 @@ extension URLRequest {
     ///   naming the first header whose name or value is refused.
     public mutating func setHeaders(_ headers: HTTPHeaders) throws {
         try headers.validate()
-        for header in headers {
-            setValue(header.value, forHTTPHeaderField: header.name)
-        }
+        setFields(headers.map { ($0.name, $0.value) })
     }
 
     /// Sets the body, and `Content-Type` unless the request already has one.
     package mutating func setBody(_ body: Data, defaultContentType contentType: String) {
         if value(forHTTPHeaderField: "Content-Type") == nil {
-            setValue(contentType, forHTTPHeaderField: "Content-Type")
+            setField(contentType, for: "Content-Type")
         }
         httpBody = body
+    }
+
+    /// Sets a header field, replacing any spelling of its name, or removes it when `value` is
+    /// `nil`: ``setFields(_:)`` for one field.
+    ///
+    /// - Parameters:
+    ///   - value: The value, or `nil` to remove the field.
+    ///   - name: The field's name.
+    package mutating func setField(_ value: String?, for name: String) {
+        setFields(CollectionOfOne((name, value)))
+    }
+
+    /// Sets header fields in order, each replacing any spelling of its name (a `nil` value
+    /// removes it), through the request's field dictionary read and assigned once.
+    ///
+    /// The one way this package changes a request's header fields: FoundationNetworking's
+    /// `setValue(_:forHTTPHeaderField:)` folds the case of every name it holds on each call,
+    /// about 0.75 µs a field here, where reading and assigning the dictionary costs 0.15 µs in all.
+    ///
+    /// - Parameter changes: Names and values, in the order to apply them.
+    package mutating func setFields(_ changes: some Collection<(String, String?)>) {
+        guard !changes.isEmpty else { return }
+        var fields = allHTTPHeaderFields ?? [:]
+        for (name, value) in changes {
+            for existing in fields.keys.filter({ HTTPHeaders.namesMatch($0, name) }) {
+                fields[existing] = nil
+            }
+            if let value { fields[name] = value }
+        }
+        allHTTPHeaderFields = fields
     }
 }

@@ -34,18 +34,26 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
         guard !name.isEmpty else {
             throw ParameterEncodingError(.invalidHeader, detail: "a header has an empty name")
         }
-        if let bad = name.utf8.first(where: { !HTTPToken.isTokenByte($0) }) {
+        if let bad = Self.firstByte(of: name, where: { !HTTPToken.isTokenByte($0) }) {
             throw ParameterEncodingError(
                 .invalidHeader,
                 detail: "the name \(HTTPToken.quoted(name)) contains \(Self.describe(bad)), which a header name cannot hold"
             )
         }
-        if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+        if let bad = Self.firstByte(of: value, where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
             throw ParameterEncodingError(
                 .invalidHeader,
                 detail: "the value of \(HTTPToken.quoted(name)) contains \(Self.describe(bad))"
             )
         }
+    }
+
+    /// The first byte of `text` that `matches`, read from its contiguous UTF-8 when it has it
+    /// (a native string always does): every request's headers are checked before they are sent.
+    @inline(__always)
+    private static func firstByte(of text: String, where matches: (UInt8) -> Bool) -> UInt8? {
+        if let found = text.utf8.withContiguousStorageIfAvailable({ $0.first(where: matches) }) { return found }
+        return text.utf8.first(where: matches)
     }
 
     private static func describe(_ byte: UInt8) -> String {

@@ -54,7 +54,7 @@ public struct BasicAuthentication: Interceptor {
     public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
         if request.value(forHTTPHeaderField: "Authorization") == nil,
            try scope.allows(request.url, context: next.context, owner: Self.self) {
-            request.setValue(headerValue, forHTTPHeaderField: "Authorization")
+            request.setField(headerValue, for: "Authorization")
         }
         return try await next(request)
     }

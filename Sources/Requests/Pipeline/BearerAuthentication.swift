@@ -52,7 +52,7 @@ public struct BearerAuthentication: Interceptor {
         } catch {
             throw Self.failure(error, request: request, detail: "could not get a token from \(type(of: refresher.provider))")
         }
-        request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+        request.setField("Bearer " + token, for: "Authorization")
         let response = try await next(copy request)
         guard response.statusCode == 401 else {
             return response
@@ -63,7 +63,7 @@ public struct BearerAuthentication: Interceptor {
         } catch {
             throw Self.failure(error, response: response, detail: "refreshing the token after a 401 failed")
         }
-        request.setValue("Bearer " + fresh, forHTTPHeaderField: "Authorization")
+        request.setField("Bearer " + fresh, for: "Authorization")
         return try await next(request)
     }
 

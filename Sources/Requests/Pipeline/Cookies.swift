@@ -76,9 +76,9 @@ struct CookieStage: Interceptor {
         if let url = request.url, let all = storage.cookies(for: url), !all.isEmpty, case let stored = Self.sendable(all, to: url), !stored.isEmpty {
             let pairs = stored.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
             if let own = request.value(forHTTPHeaderField: "Cookie"), !own.isEmpty {
-                request.setValue(own + "; " + pairs, forHTTPHeaderField: "Cookie")
+                request.setField(own + "; " + pairs, for: "Cookie")
             } else {
-                request.setValue(pairs, forHTTPHeaderField: "Cookie")
+                request.setField(pairs, for: "Cookie")
             }
         }
         var response = try await next(request)

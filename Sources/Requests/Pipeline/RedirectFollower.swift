@@ -88,12 +88,12 @@ struct RedirectFollower: Interceptor {
             next.httpBody = nil
             next.httpBodyStream = nil
             for name in Self.bodyHeaders {
-                next.setValue(nil, forHTTPHeaderField: name)
+                next.setField(nil, for: name)
             }
         }
         if let from = request.url, Origin(from) != Origin(target) {
             for name in Self.credentialHeaders {
-                next.setValue(nil, forHTTPHeaderField: name)
+                next.setField(nil, for: name)
             }
         }
         return next

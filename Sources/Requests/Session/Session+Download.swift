@@ -177,14 +177,14 @@ extension Session {
         // Byte counts and Range offsets are about the bytes on the wire; a transport that decodes
         // compressed bodies would match neither.
         if transport.behavior.decodesContentEncoding, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            request.setField("identity", for: "Accept-Encoding")
         }
         let offset = file.resumableLength()
         if offset > 0 {
-            request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+            request.setField("bytes=\(offset)-", for: "Range")
             // A file that changed since the part was written comes back whole (200), not spliced.
             if let validator = file.validator(), request.value(forHTTPHeaderField: "If-Range") == nil {
-                request.setValue(validator, forHTTPHeaderField: "If-Range")
+                request.setField(validator, for: "If-Range")
             }
         }
         let stream = try await self.stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
@@ -250,7 +250,7 @@ extension URLRequest {
     /// This request without a `Range` header.
     fileprivate func removingRange() -> URLRequest {
         var request = self
-        request.setValue(nil, forHTTPHeaderField: "Range")
+        request.setField(nil, for: "Range")
         return request
     }
 }
