@@ -59,6 +59,26 @@ import ParameterEncoding
         #expect(literal.dictionary == ["a": "1", "b": "2", "C": "3"])
     }
 
+    /// A repeated field, its name spelled in any case, is one dictionary entry under its first
+    /// spelling, its values joined in order; the same for a list long enough to be indexed.
+    @Test func aRepeatedFieldIsOneDictionaryEntryWhateverItsSpelling() {
+        var headers = HTTPHeaders()
+        headers.append(name: "Accept", value: "text/html")
+        headers.append(name: "X-One", value: "1")
+        headers.append(name: "ACCEPT", value: "application/json")
+        headers.append(name: "accept", value: "*/*")
+        #expect(headers.dictionary == ["Accept": "text/html, application/json, */*", "X-One": "1"])
+        var long = HTTPHeaders()
+        for index in 0..<40 { long.append(name: "X-\(index)", value: "\(index)") }
+        long.append(name: "Via", value: "a")
+        long.append(name: "VIA", value: "b")
+        long.append(name: "x-3", value: "again")
+        let dictionary = long.dictionary
+        #expect(dictionary.count == 41)
+        #expect(dictionary["Via"] == "a, b")
+        #expect(dictionary["X-3"] == "3, again")
+    }
+
     @Test func namesThatDifferOnlyInCaseAreOneHeaderWhateverTheCount() async throws {
         // Sorted, "Accept" comes before "accept": the last spelling and its value win.
         #expect(Array(HTTPHeaders(["accept": "b", "Accept": "a"])) == [HTTPHeader(name: "accept", value: "b")])

@@ -65,16 +65,7 @@ extension URLRequest {
     public var headers: HTTPHeaders {
         get { HTTPHeaders(allHTTPHeaderFields ?? [:]) }
         set {
-            var fields: [String: String] = [:]
-            for header in newValue {
-                if let key = fields.keys.first(where: { HTTPHeaders.namesMatch($0, header.name) }), let earlier = fields[key] {
-                    fields[key] = nil
-                    fields[header.name] = earlier + ", " + header.value
-                } else {
-                    fields[header.name] = header.value
-                }
-            }
-            allHTTPHeaderFields = fields
+            allHTTPHeaderFields = newValue.dictionary
         }
     }
 
@@ -119,6 +110,7 @@ extension URLRequest {
     package mutating func setFields(_ changes: some Collection<(String, String?)>) {
         guard !changes.isEmpty else { return }
         var fields = allHTTPHeaderFields ?? [:]
+        fields.reserveCapacity(fields.count + changes.count)
         for (name, value) in changes {
             for existing in fields.keys.filter({ HTTPHeaders.namesMatch($0, name) }) {
                 fields[existing] = nil

@@ -182,9 +182,32 @@ public struct HTTPHeaders: Hashable, Sendable {
     }
 
     /// The headers as a dictionary, in the form `URLRequest.allHTTPHeaderFields` takes; the values
-    /// of a repeated field are joined with `, `, as HTTP combines them.
+    /// of a repeated field (its name spelled in any case) are joined with `, `, as HTTP combines
+    /// them, under its first spelling.
     public var dictionary: [String: String] {
-        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, next in first + ", " + next })
+        var result: [String: String] = [:]
+        result.reserveCapacity(headers.count)
+        // For long lists, the spelling each folded name is kept under: a scan per header would
+        // be quadratic.
+        var spellings: [String: String] = [:]
+        for header in headers {
+            let key: String?
+            if result[header.name] != nil {
+                key = header.name
+            } else if headers.count <= 16 {
+                key = result.keys.first { Self.namesMatch($0, header.name) }
+            } else {
+                let folded = Self.foldedName(header.name)
+                key = spellings[folded]
+                if key == nil { spellings[folded] = header.name }
+            }
+            if let key, let earlier = result[key] {
+                result[key] = earlier + ", " + header.value
+            } else {
+                result[header.name] = header.value
+            }
+        }
+        return result
     }
 
     /// Checks every header with ``HTTPHeader/validate()``.

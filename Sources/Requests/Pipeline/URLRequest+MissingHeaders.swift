@@ -16,6 +16,7 @@ extension URLRequest {
         // header costs FoundationNetworking a search with case folding per name.
         var fields = allHTTPHeaderFields ?? [:]
         let present = Array(fields.keys)
+        fields.reserveCapacity(fields.count + headers.count)
         var added = false
         for header in headers where !present.contains(where: { HTTPHeaders.namesMatch($0, header.name) }) {
             try header.validate()
