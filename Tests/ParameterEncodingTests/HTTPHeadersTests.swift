@@ -79,6 +79,22 @@ import ParameterEncoding
         #expect(dictionary["X-3"] == "3, again")
     }
 
+    /// Sorting compares names without lowercased copies, in exactly the order of their
+    /// lowercased forms: random ASCII names, and names with non-ASCII letters, which fall back.
+    @Test func sortingByNameIsTheOrderOfTheLowercasedNames() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aAbBzZ-_09~!é\u{301}")
+        for _ in 0..<200 {
+            var headers = HTTPHeaders()
+            for index in 0..<Int.random(in: 0...12, using: &generator) {
+                let name = String((0..<Int.random(in: 1...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? "a" })
+                headers.append(name: name, value: "\(index)")
+            }
+            let expected = Array(headers).sorted { $0.name.lowercased() < $1.name.lowercased() }.map(\.name.localizedLowercase)
+            #expect(headers.sorted().map(\.name.localizedLowercase) == expected)
+        }
+    }
+
     @Test func namesThatDifferOnlyInCaseAreOneHeaderWhateverTheCount() async throws {
         // Sorted, "Accept" comes before "accept": the last spelling and its value win.
         #expect(Array(HTTPHeaders(["accept": "b", "Accept": "a"])) == [HTTPHeader(name: "accept", value: "b")])

@@ -138,7 +138,32 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// Sorts the headers by name, ignoring case.
     public mutating func sort() {
-        headers.sort { $0.name.lowercased() < $1.name.lowercased() }
+        headers.sort { Self.nameOrder($0.name, $1.name) }
+    }
+
+    /// Whether `lhs` sorts before `rhs`, ignoring case: ASCII names (every valid one) byte by
+    /// byte with letters folded, without the two lowercased copies a comparison would make;
+    /// others by their lowercased forms.
+    static func nameOrder(_ lhs: String, _ rhs: String) -> Bool {
+        @inline(__always) func folded(_ byte: UInt8) -> UInt8 {
+            byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        }
+        // Unicode ordering compares canonical forms, which ASCII bytes cannot tell apart from.
+        guard lhs.utf8.allSatisfy({ $0 < 0x80 }), rhs.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return lhs.lowercased() < rhs.lowercased()
+        }
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return false
+            case (nil, _): return true
+            case (_, nil): return false
+            case let (a?, b?):
+                let (x, y) = (folded(a), folded(b))
+                if x != y { return x < y }
+            }
+        }
     }
 
     /// Returns the headers sorted by name, ignoring case.

@@ -101,7 +101,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
             statusCode: Int(response.status.code),
             headers: Self.headers(response.headers),
             url: url,
-            httpVersion: "HTTP/\(response.version.major)" + (response.version.major < 2 ? ".\(response.version.minor)" : "")
+            httpVersion: Self.versionText(response.version)
         )
         return (head, ResponseBody(source: exchange))
     }
@@ -113,6 +113,16 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         guard state.set() else { return }
         for client in [client] + pinnedClients.values {
             try await client.http.shutdown()
+        }
+    }
+
+    /// `HTTP/1.1`, `HTTP/2`: the common versions without building the text per response.
+    static func versionText(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (2, 0): "HTTP/2"
+        case (1, 0): "HTTP/1.0"
+        default: "HTTP/\(version.major)" + (version.major < 2 ? ".\(version.minor)" : "")
         }
     }
 

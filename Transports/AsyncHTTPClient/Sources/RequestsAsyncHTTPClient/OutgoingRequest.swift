@@ -27,15 +27,14 @@ extension TransportRequest {
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
         var declaredLength: Int64?
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            switch name.lowercased() {
-            case "content-length":
+        let fields = urlRequest.allHTTPHeaderFields ?? [:]
+        outgoing.headers.reserveCapacity(fields.count + 1)
+        for (name, value) in fields {
+            if Self.namesMatch(name, "Content-Length") {
                 // The engine writes the framing from the body; a declared length stands for a
                 // stream of unknown length.
                 declaredLength = Int64(value)
-            case "transfer-encoding":
-                continue
-            default:
+            } else if !Self.namesMatch(name, "Transfer-Encoding") {
                 outgoing.headers.add(name: name, value: value)
             }
         }
@@ -53,6 +52,14 @@ extension TransportRequest {
             outgoing.body = .stream(chunks, length: length.map { .known($0) } ?? .unknown)
         }
         return outgoing
+    }
+
+    /// ASCII case-insensitive equality, without the lowercased copy per header.
+    static func namesMatch(_ name: String, _ known: StaticString) -> Bool {
+        guard name.utf8.count == known.utf8CodeUnitCount else { return false }
+        return known.withUTF8Buffer { known in
+            zip(name.utf8, known).allSatisfy { a, b in a | 0x20 == b | 0x20 && (a == b || (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z")) }
+        }
     }
 }
 
