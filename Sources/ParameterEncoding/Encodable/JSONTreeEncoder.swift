@@ -27,11 +27,14 @@ final class JSONTreeEncoder: Encoder {
     @exclusivity(unchecked) private var nesting = 0
     /// Snake-case spellings already worked out, by key.
     private var snakeCaseKeys: [String: String] = [:]
+    /// Whether keys are written as they are, read once: every key asks.
+    private let keepsKeys: Bool
 
     init(tree: JSONTree, options: JSONTreeOptions, codingPath: [any CodingKey] = [], parentEntry: (container: Int, entry: Int)? = nil) {
         self.tree = tree
         self.options = options
         self.parentEntry = parentEntry
+        keepsKeys = options.keepsKeys
         path = .topLevel
         if !codingPath.isEmpty { path = links.keep(codingPath) }
     }
@@ -105,7 +108,7 @@ final class JSONTreeEncoder: Encoder {
         if T.self == Data.self { return try box(unsafeBitCast(value, to: Data.self)) }
         // With the keys as they are, a `[String: Value]` writes the same through its own
         // `encode(to:)`, so only other key strategies pay for the cast.
-        if !options.keepsKeys, let dictionary = value as? any StringKeyedEncodable { return try dictionary.boxEntries(in: self) }
+        if !keepsKeys, let dictionary = value as? any StringKeyedEncodable { return try dictionary.boxEntries(in: self) }
         return try encoding(orNothing: orNothing) { try value.encode(to: self) }
     }
 
@@ -188,6 +191,7 @@ final class JSONTreeEncoder: Encoder {
     ///   - key: The key of the value being written.
     ///   - containerPath: The coding path of its container, for a custom strategy.
     func convertedKey(_ key: some CodingKey, containerPath: () -> [any CodingKey]) -> String {
+        if keepsKeys { return key.stringValue }
         switch options.keyEncoding {
         case .useDefaultKeys:
             return key.stringValue
