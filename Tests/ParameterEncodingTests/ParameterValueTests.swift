@@ -128,4 +128,24 @@ import Testing
             #expect(error.keyPath == "pairs")
         }
     }
+
+    /// An `AnyHashable` is the value it wraps, to every writer: a wrapped `Bool` follows the
+    /// query's bool encoding, as it did when the query writer cast it.
+    @Test func anAnyHashableIsTheValueItWraps() throws {
+        let encoding = URLEncoding(boolEncoding: .numeric)
+        let components = try encoding.queryComponents(fromKey: "f", value: [AnyHashable(true), AnyHashable(7), AnyHashable("x")])
+        #expect(components.map { "\($0.0)=\($0.1)" } == ["f%5B%5D=1", "f%5B%5D=7", "f%5B%5D=x"])
+        guard case .bool(true) = _openExistential(AnyHashable(true) as Any, do: classifyParameter) else {
+            Issue.record("AnyHashable(true) was not taken for a Bool")
+            return
+        }
+    }
+
+    /// JSON writes an `Optional` `Double` or `Bool` that holds a value, as it always wrote an
+    /// `Optional` `Int` or `String` (it used to refuse the first two).
+    @Test func jsonWritesEveryOptionalThatHoldsAValue() throws {
+        let parameters: Parameters = ["d": Optional(1.5), "b": Optional(true), "i": Optional(2), "s": Optional("t"), "n": Int?.none]
+        let json = try JSONEncoding.default.data(for: parameters)
+        #expect(String(decoding: json, as: UTF8.self) == #"{"b":true,"d":1.5,"i":2,"n":null,"s":"t"}"#)
+    }
 }

@@ -32,6 +32,19 @@ extension ServerEnvironment {
         #expect(try await modified(path, by: .production).url?.absoluteString == expected)
     }
 
+    /// A complete URL on the environment's host is left as it is, not parsed again; one made
+    /// relative to a base URL on that host is made whole.
+    @Test func aCompleteURLIsLeftAndOneWithABaseIsMadeWhole() throws {
+        var complete = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/users?sort=name")))
+        try ServerEnvironment.production.modify(&complete)
+        #expect(complete.url?.absoluteString == "https://api.example.com/v2/users?sort=name")
+        let base = try #require(URL(string: "https://api.example.com/v2/"))
+        var relative = URLRequest(url: try #require(URL(string: "users", relativeTo: base)))
+        try ServerEnvironment.production.modify(&relative)
+        #expect(relative.url?.baseURL == nil)
+        #expect(relative.url?.absoluteString == "https://api.example.com/v2/users")
+    }
+
     @Test func headersAndQueryAreAddedOnlyWhereMissing() async throws {
         let request = try await modified("items?page=3", by: .staging, headers: ["Accept": "text/csv"])
         #expect(request.url?.absoluteString == "https://staging.example.com:8443/v2/items?page=3&key=s3cr%26t")

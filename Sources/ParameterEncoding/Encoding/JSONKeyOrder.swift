@@ -31,21 +31,23 @@ enum JSONKeyOrder {
             }
             bounds.append(start..<collationKeys.count)
         }
-        let bytes = UnsafeBufferPointer(start: collationKeys.base, count: collationKeys.count)
-        var prefixes: [KeyOrder.Prefix] = []
-        prefixes.reserveCapacity(keys.count)
-        for (index, range) in bounds.enumerated() {
-            var prefix = KeyOrder.Prefix(index: index)
-            for position in 0..<min(range.count, 16) {
-                prefix.add(bytes[range.lowerBound + position], at: position)
+        // The keys are read inside the buffer's borrow, so it lives as long as they are read.
+        return collationKeys.withBytes { bytes in
+            var prefixes: [KeyOrder.Prefix] = []
+            prefixes.reserveCapacity(keys.count)
+            for (index, range) in bounds.enumerated() {
+                var prefix = KeyOrder.Prefix(index: index)
+                for position in 0..<min(range.count, 16) {
+                    prefix.add(bytes[range.lowerBound + position], at: position)
+                }
+                prefixes.append(prefix)
             }
-            prefixes.append(prefix)
-        }
-        return KeyOrder.sortedIndices(prefixes) { lhs, rhs in
-            let left = bytes[bounds[lhs]]
-            let right = bytes[bounds[rhs]]
-            if left.elementsEqual(right) { return lhs < rhs }
-            return left.lexicographicallyPrecedes(right)
+            return KeyOrder.sortedIndices(prefixes) { lhs, rhs in
+                let left = bytes[bounds[lhs]]
+                let right = bytes[bounds[rhs]]
+                if left.elementsEqual(right) { return lhs < rhs }
+                return left.lexicographicallyPrecedes(right)
+            }
         }
     }
 

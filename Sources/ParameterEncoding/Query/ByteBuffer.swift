@@ -84,6 +84,11 @@ struct ByteBuffer: ~Copyable {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
+    /// Calls `body` with the bytes, which stay valid (and unchanged) while it runs.
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
     /// A copy of the bytes as an array.
     var bytes: [UInt8] {
         Array(UnsafeBufferPointer(start: base, count: count))

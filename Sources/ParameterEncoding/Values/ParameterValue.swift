@@ -81,6 +81,10 @@ enum ParameterValue {
 
     /// The types ``classify(_:)`` does not recognise by their static type.
     private static func classifyUncommon(_ value: Any) -> ParameterValue {
+        // An `AnyHashable` (a `Set<AnyHashable>`'s elements, say) is what it wraps.
+        if type(of: value) == AnyHashable.self, let hashable = value as? AnyHashable {
+            return _openExistential(hashable.base, do: classifyParameter)
+        }
         if let optional = value as? any OptionalParameter {
             guard let wrapped = optional.wrappedParameter else { return .null }
             return _openExistential(wrapped, do: classifyParameter)

@@ -80,7 +80,8 @@ public struct ServerEnvironment: RequestModifier, Hashable {
             changed = true
         } else if servesHost(of: url) {
             text = url.absoluteString
-            changed = false
+            // A URL relative to a base is made whole, as a request's URL is expected to be.
+            changed = url.baseURL != nil
         } else {
             return
         }
