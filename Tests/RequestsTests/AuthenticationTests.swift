@@ -206,6 +206,26 @@ private func sessionOnServer(_ interceptors: [any Interceptor], monitors: [any E
         #expect(tokens.calls.withLock { $0 } == 1)
     }
 
+    /// A token that would split the header (read with its line break, say) stops the request
+    /// before it is sent, naming the header; it is never sent, and never silently left out.
+    @Test func aTokenWithALineBreakStopsTheRequest() async throws {
+        struct Broken: TokenProvider {
+            func token() async throws -> String { "abc\r\nX-Evil: 1" }
+            func refreshToken(rejected: String) async throws -> String { rejected }
+        }
+        let transport = MockTransport()
+        let session = Session(transport: transport, modifiers: [ServerEnvironment(host: "api.example.com")],
+                              interceptors: [BearerAuthentication(provider: Broken())])
+        do {
+            _ = try await session.request("items")
+            Issue.record("a request with a broken token was sent")
+        } catch let error as RequestError {
+            #expect(error.code == .encodingFailed)
+            #expect(error.description.contains("header"))
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     // MARK: Scope
 
     @Test func credentialsAreNotSentToAForeignOrigin() async throws {
