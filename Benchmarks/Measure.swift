@@ -47,7 +47,7 @@ struct Measure {
                 ratios.append(baselineTime / oursTime)
             }
         }
-        return (oursPlan.median, baselinePlan.median, ratios.sorted()[ratios.count / 2])
+        return (oursPlan.median, baselinePlan.median, Measure.median(ratios))
     }
 
     /// Median nanoseconds per call of an async `operation`, measured like the synchronous one.
@@ -92,8 +92,13 @@ struct Measure {
         }
 
         var median: Double {
-            results.sorted()[results.count / 2]
+            Measure.median(results)
         }
+    }
+
+    /// The middle value (the upper one of an even count).
+    static func median(_ values: [Double]) -> Double {
+        values.sorted()[values.count / 2]
     }
 
     static func nanoseconds(_ duration: Duration) -> Double {

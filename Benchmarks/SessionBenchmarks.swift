@@ -150,8 +150,8 @@ struct SessionBenchmarks {
             ratios.append(raw / ours)
         }
         return Row(group: "session", name: "loopback GET, \(inFlight) in flight", baselineName: "URLSession.data(for:)",
-                   throughput: .operations, ours: Self.median(sessionTimes), baseline: Self.median(rawTimes),
-                   target: "≥ 0.97x", pairedRatio: Self.median(ratios))
+                   throughput: .operations, ours: Measure.median(sessionTimes), baseline: Measure.median(rawTimes),
+                   target: "≥ 0.97x", pairedRatio: Measure.median(ratios))
     }
 
     /// Runs `count` requests, `inFlight` at a time; returns nanoseconds per request.
@@ -171,10 +171,6 @@ struct SessionBenchmarks {
             try await group.waitForAll()
         }
         return Measure.nanoseconds(clock.now - start) / Double(count)
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        values.sorted()[values.count / 2]
     }
 }
 

@@ -116,17 +116,13 @@ struct StreamBenchmark {
             }
         }
         var row = Row(group: "stream", name: "download file, \(label) to disk", baselineName: "URLSession download task",
-                      throughput: .bytes(size), ours: Self.median(ours), baseline: Self.median(baselines), target: "peak < 64 MiB")
+                      throughput: .bytes(size), ours: Measure.median(ours), baseline: Measure.median(baselines), target: "peak < 64 MiB")
         row.peakMemory = peak
         return row
     }
 
     /// Rounds of the download row, each one transfer of either side.
     private static let downloadRounds = 5
-
-    private static func median(_ values: [Double]) -> Double {
-        values.sorted()[values.count / 2]
-    }
 
     /// Times one transfer in nanoseconds, checking it moved `expected` bytes.
     private static func time(expecting expected: Int, _ transfer: () async throws -> Int) async throws -> Double {

@@ -112,7 +112,7 @@ extension URLRequest {
         var fields = allHTTPHeaderFields ?? [:]
         fields.reserveCapacity(fields.count + changes.count)
         for (name, value) in changes {
-            for existing in fields.keys.filter({ HTTPHeaders.namesMatch($0, name) }) {
+            while let existing = fields.keys.first(where: { HTTPHeaders.namesMatch($0, name) }) {
                 fields[existing] = nil
             }
             if let value { fields[name] = value }

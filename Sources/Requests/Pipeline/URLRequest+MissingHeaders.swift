@@ -12,19 +12,13 @@ extension URLRequest {
     /// - Throws: ``ParameterEncodingError`` naming a refused header; the request is then unchanged.
     mutating func addMissingHeaders(_ headers: HTTPHeaders) throws {
         guard !headers.isEmpty else { return }
-        // The request's fields read once, and looked up here: asking the request for each
-        // header costs FoundationNetworking a search with case folding per name.
-        var fields = allHTTPHeaderFields ?? [:]
-        let present = Array(fields.keys)
-        fields.reserveCapacity(fields.count + headers.count)
-        var added = false
-        for header in headers where !present.contains(where: { HTTPHeaders.namesMatch($0, header.name) }) {
+        // Looked up among the request's fields, read once: asking the request for each header
+        // costs FoundationNetworking a search with case folding per name.
+        let present = Array((allHTTPHeaderFields ?? [:]).keys)
+        let missing = headers.filter { header in !present.contains { HTTPHeaders.namesMatch($0, header.name) } }
+        for header in missing {
             try header.validate()
-            fields[header.name] = header.value
-            added = true
         }
-        if added {
-            allHTTPHeaderFields = fields
-        }
+        setFields(missing.map { ($0.name, $0.value) })
     }
 }

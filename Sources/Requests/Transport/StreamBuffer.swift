@@ -210,7 +210,6 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
                     chunks.removeFirst(first)
                     first = 0
                 }
-                buffered -= taken.reduce(0) { $0 + $1.count }
                 if suspended, buffered <= limit / 2 {
                     suspended = false
                     task?.resume()
@@ -247,19 +246,18 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
     /// time), and lets such a reader catch up instead of pushing the stream to disk.
     static let batchBytes = 256 << 10
 
-    /// Takes the first waiting chunk and those after it while they fit in ``batchBytes``;
-    /// under the lock.
+    /// Takes the first waiting chunk and those after it while they fit in ``batchBytes``, and
+    /// counts them out of ``buffered``; under the lock.
     private func takeChunks() -> [Data] {
-        var taken = [chunks[first]]
-        var total = chunks[first].count
-        chunks[first] = Data()
-        first += 1
-        while first < chunks.count, total + chunks[first].count <= Self.batchBytes {
+        var taken: [Data] = []
+        var total = 0
+        repeat {
             total += chunks[first].count
             taken.append(chunks[first])
             chunks[first] = Data()
             first += 1
-        }
+        } while first < chunks.count && total + chunks[first].count <= Self.batchBytes
+        buffered -= total
         return taken
     }
 
