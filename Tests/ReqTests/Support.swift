@@ -19,21 +19,7 @@ func server() throws -> LoopbackServer {
 
 /// The `req` executable SwiftPM built beside the tests.
 func reqExecutable() throws -> URL {
-    var candidates: [URL] = []
-    if let executable = Bundle.main.executableURL {
-        candidates.append(executable.deletingLastPathComponent())
-    }
-    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    for bundle in Bundle.allBundles {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    candidates.append(root.appendingPathComponent(".build/debug"))
-    for directory in candidates {
-        let url = directory.appendingPathComponent("req")
-        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-    }
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no req executable in \(candidates.map(\.path))"])
+    try builtExecutable("req")
 }
 
 /// Runs `req` with `arguments`, its output piped, and waits for it off the cooperative pool.

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 import NIOSSL
 import Requests
 import RequestsAsyncHTTPClient

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 import Requests
 import RequestsAsyncHTTPClient
 import Testing

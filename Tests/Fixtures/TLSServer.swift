@@ -10,16 +10,16 @@ import Darwin
 
 // MARK: - TLSServer
 
-/// A TLS test server from `Fixtures/` (`tls_server.py` or `h2_server.py`), run by python3 as a
+/// A TLS test server from `Tests/Fixtures/` (`tls_server.py` or `h2_server.py`), run by python3 as a
 /// child process on 127.0.0.1 with a port the OS picks.
 ///
 /// The server prints `PORT <n>` once it accepts connections and exits when its standard input
 /// closes; ``stop()`` closes it and sends SIGTERM, and so does the end of the test process
 /// (``ExitCleanup``). Its standard output and error are read on threads of their own, never on
 /// Swift's cooperative pool, and kept for ``standardError``.
-final class TLSServer: Sendable {
+public final class TLSServer: Sendable {
     /// Which certificate the server presents, and how.
-    enum Kind: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
         /// HTTP/1.1 with `server.pem` (127.0.0.1 and localhost, by the test CA).
         case trusted
         /// HTTP/1.1 with `expired.pem`.
@@ -33,7 +33,7 @@ final class TLSServer: Sendable {
         /// idle for `keepAlive` seconds without a GOAWAY.
         case http2(keepAlive: Double)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .trusted: "trusted"
             case .expired: "expired"
@@ -44,7 +44,7 @@ final class TLSServer: Sendable {
         }
 
         /// The script and its arguments.
-        func command(_ certificates: TLSCertificates) -> (script: String, arguments: [String]) {
+        public func command(_ certificates: TLSCertificates) -> (script: String, arguments: [String]) {
             func serving(_ name: String) -> [String] {
                 ["--cert", certificates.path("\(name).pem"), "--key", certificates.path("\(name).key")]
             }
@@ -60,12 +60,12 @@ final class TLSServer: Sendable {
     }
 
     /// The HTTP/2 server the tests share: idle connections close after 1 second.
-    static let http2 = Kind.http2(keepAlive: 1)
+    public static let http2 = Kind.http2(keepAlive: 1)
 
     /// What the server serves.
-    let kind: Kind
+    public let kind: Kind
     /// The port it listens on.
-    let port: Int
+    public let port: Int
     private let stdin: FileHandle
     private let processID: Int32
     private let output: OutputLog
@@ -76,7 +76,7 @@ final class TLSServer: Sendable {
     /// - Returns: The running server.
     /// - Throws: ``FixtureError`` when the certificates cannot be made or the server reports no
     ///   port (python3 or hypercorn missing, say).
-    static func shared(_ kind: Kind) async throws -> TLSServer {
+    public static func shared(_ kind: Kind) async throws -> TLSServer {
         try await SharedServers.instance.server(kind)
     }
 
@@ -88,11 +88,11 @@ final class TLSServer: Sendable {
     /// - Returns: The server, accepting connections.
     /// - Throws: ``FixtureError`` naming the script and its standard error when it reports no
     ///   port, or the error of `Process.run()`.
-    static func start(_ kind: Kind, certificates: TLSCertificates) async throws -> TLSServer {
+    public static func start(_ kind: Kind, certificates: TLSCertificates) async throws -> TLSServer {
         let (script, arguments) = kind.command(certificates)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", Fixtures.url(script).path] + arguments
+        process.arguments = ["python3", "-u", FixtureFiles.url(script).path] + arguments
         let input = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()
@@ -122,17 +122,17 @@ final class TLSServer: Sendable {
     }
 
     /// `https://127.0.0.1:<port><path>`.
-    func url(_ path: String, host: String = "127.0.0.1") -> String {
+    public func url(_ path: String, host: String = "127.0.0.1") -> String {
         "https://\(host):\(port)\(path)"
     }
 
     /// What the server wrote to standard error so far, such as its failed handshakes.
-    var standardError: String {
+    public var standardError: String {
         output.text(.standardError)
     }
 
     /// Stops the server: closes its standard input and sends SIGTERM.
-    func stop() {
+    public func stop() {
         Self.stop(stdin: stdin, processID: processID)
     }
 

@@ -10,26 +10,26 @@ import Darwin
 
 // MARK: - ExitCleanup
 
-/// What the TLS fixtures leave for the end of the test process: temporary directories to remove
+/// What the TLS fixtures (``TLSServer``, ``TLSCertificates``) leave for the end of the test process: temporary directories to remove
 /// and child servers to terminate, done by an `atexit` handler.
 ///
 /// The servers also exit by themselves when their standard input closes, which the end of this
 /// process does in any case (a crash included); terminating them here makes the end immediate.
-enum ExitCleanup {
+public enum ExitCleanup {
     private static let registry = Registry()
 
     /// Removes `directory` and everything in it when the process exits.
-    static func removeAtExit(_ directory: URL) {
+    public static func removeAtExit(_ directory: URL) {
         registry.update { $0.directories.append(directory) }
     }
 
     /// Sends SIGTERM to `processID` when the process exits, unless ``forget(_:)`` came first.
-    static func terminateAtExit(_ processID: Int32) {
+    public static func terminateAtExit(_ processID: Int32) {
         registry.update { $0.processIDs.insert(processID) }
     }
 
     /// A child that was stopped already.
-    static func forget(_ processID: Int32) {
+    public static func forget(_ processID: Int32) {
         registry.update { $0.processIDs.remove(processID) }
     }
 

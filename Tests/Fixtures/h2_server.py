@@ -18,6 +18,14 @@ Endpoints:
   /connections
             {"open": [the numbers of the connections whose socket is open, sorted]}, this one's
             included
+  /drip?id=<name>&count=<n>&interval=<seconds>&silence=<seconds>
+            server-sent events: "data: <i>" every interval seconds, count of them (200, 0.05 by
+            default), then silence seconds (0) with nothing sent, then the end; it stops as soon
+            as the client resets the stream or closes the connection
+  /drip-status?id=<name>
+            {"started", "ended", "disconnected", "sent", "elapsed", "httpVersion"} of that drip:
+            whether it began, whether it is over, whether the client left before its end, how
+            many events it sent, for how many seconds it ran, and over which HTTP version
 """
 
 import argparse
@@ -25,6 +33,8 @@ import asyncio
 import itertools
 import json
 import sys
+import time
+import urllib.parse
 
 import hypercorn.asyncio.run
 from hypercorn.asyncio.run import worker_serve
@@ -50,6 +60,46 @@ class TrackedTCPServer(TCPServer):
             await super().run()
         finally:
             del CONNECTIONS[number]
+
+
+# The drips by id, as /drip-status reports them.
+DRIPS = {}
+
+
+async def drip(scope, receive, send, query):
+    """Sends events until done or until the client goes (http.disconnect), noting which in DRIPS."""
+    name = query.get("id", "")
+    count = int(query.get("count", "200"))
+    interval = float(query.get("interval", "0.05"))
+    silence = float(query.get("silence", "0"))
+    status = {"started": True, "ended": False, "disconnected": False, "sent": 0, "elapsed": 0.0,
+              "httpVersion": scope["http_version"]}
+    DRIPS[name] = status
+    began = time.monotonic()
+
+    async def until_disconnect():
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    gone = asyncio.ensure_future(until_disconnect())
+    await send({"type": "http.response.start", "status": 200, "headers": [
+        (b"content-type", b"text/event-stream"),
+        (b"x-connection", str(connection_of(scope["client"])).encode()),
+    ]})
+    waits = [interval] * count + ([silence] if silence > 0 else [])
+    for index, wait in enumerate(waits):
+        if gone.done():
+            break
+        if index < count:
+            await send({"type": "http.response.body", "body": f"data: {index}\n\n".encode(), "more_body": True})
+            status["sent"] += 1
+        await asyncio.wait([gone], timeout=wait)
+    status["disconnected"] = gone.done()
+    if not gone.done():
+        gone.cancel()
+        await send({"type": "http.response.body", "body": b""})
+    status["ended"] = True
+    status["elapsed"] = time.monotonic() - began
 
 
 def open_connections():
@@ -79,6 +129,10 @@ async def app(scope, receive, send):
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+    query = dict(urllib.parse.parse_qsl(scope["query_string"].decode()))
+    if scope["path"] == "/drip":
+        await drip(scope, receive, send, query)
+        return
     raw = b""
     while True:
         message = await receive()
@@ -99,6 +153,9 @@ async def app(scope, receive, send):
             "contentType": headers.get("content-type"),
             "body": json.loads(raw) if raw else None,
         }, sort_keys=True).encode()
+    elif scope["path"] == "/drip-status":
+        status, content_type = 200, b"application/json"
+        body = json.dumps(DRIPS.get(query.get("id", ""), {"started": False})).encode()
     elif scope["path"] == "/connections":
         status, content_type = 200, b"application/json"
         body = json.dumps({"open": open_connections()}).encode()

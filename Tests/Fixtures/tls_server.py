@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""HTTP/1.1 over TLS test server for the AsyncHTTPClient transport's TLS tests.
+"""HTTP/1.1 over TLS test server for the TLS tests (both transports').
 
     tls_server.py --cert server.pem --key server.key [--client-ca client-ca.pem]
 
