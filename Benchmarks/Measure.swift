@@ -50,6 +50,38 @@ struct Measure {
         return (oursPlan.median, baselinePlan.median, Measure.median(ratios))
     }
 
+    /// ``paired(ours:baseline:)`` for async operations.
+    ///
+    /// - Returns: The median nanoseconds per call of each, and the median of the rounds' ratios
+    ///   (baseline / ours).
+    func paired(
+        async ours: () async throws -> Void, baseline: () async throws -> Void
+    ) async rethrows -> (ours: Double, baseline: Double, ratio: Double) {
+        let clock = ContinuousClock()
+        var oursPlan = Plan(self)
+        var baselinePlan = Plan(self)
+        func batch(_ iterations: Int, _ operation: () async throws -> Void) async rethrows -> Duration {
+            let start = clock.now
+            for _ in 0..<iterations { try await operation() }
+            return clock.now - start
+        }
+        while !oursPlan.calibrated, let iterations = oursPlan.nextBatch {
+            oursPlan.record(try await batch(iterations, ours))
+        }
+        while !baselinePlan.calibrated, let iterations = baselinePlan.nextBatch {
+            baselinePlan.record(try await batch(iterations, baseline))
+        }
+        var ratios: [Double] = []
+        while let oursIterations = oursPlan.nextBatch, let baselineIterations = baselinePlan.nextBatch {
+            oursPlan.record(try await batch(oursIterations, ours))
+            baselinePlan.record(try await batch(baselineIterations, baseline))
+            if let oursTime = oursPlan.results.last, let baselineTime = baselinePlan.results.last {
+                ratios.append(baselineTime / oursTime)
+            }
+        }
+        return (oursPlan.median, baselinePlan.median, Measure.median(ratios))
+    }
+
     /// Median nanoseconds per call of an async `operation`, measured like the synchronous one.
     func nanosecondsPerOperation(async operation: () async throws -> Void) async rethrows -> Double {
         let clock = ContinuousClock()

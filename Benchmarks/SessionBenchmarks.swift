@@ -12,6 +12,8 @@ import Requests
 struct SessionBenchmarks {
     let measure: Measure
     let quick: Bool
+    /// Runs only the bare in-memory session, for a profiler.
+    var profile = false
 
     /// The small JSON body the in-memory transport answers with, and the type it decodes to.
     struct Item: Decodable {
@@ -27,10 +29,7 @@ struct SessionBenchmarks {
         }
         var rows: [Row] = []
         if wanted("session in-memory") {
-            let byHand = try await inMemoryByHand()
-            let bare = try await inMemory(fullChain: false, bare: byHand, baselineName: "by hand (Foundation)")
-            rows.append(bare)
-            rows.append(try await inMemory(fullChain: true, bare: bare.ours, baselineName: "bare session"))
+            rows += try await inMemoryRows()
         }
         if wanted("session loopback") {
             rows.append(try await loopback(inFlight: 16))
@@ -46,19 +45,37 @@ struct SessionBenchmarks {
     }
 
     /// Encode, two modifiers, transport, response, validate and decode, with a transport that
-    /// answers from memory: everything the library itself adds to a request. With `fullChain`, the
-    /// request also passes a throttle, a retry policy, bearer authentication and a monitor, as a
-    /// production session would have them.
-    /// The full-chain row takes the bare row's time as its baseline, so its ratio is what the
-    /// chain costs relative to a bare session in the same run.
-    /// The same request done by hand with Foundation, the baseline of the bare row: `URLComponents`
-    /// with query items, a `URLRequest` with the same headers, the same in-memory transport call,
-    /// the body read, the status checked and `JSONDecoder`.
-    private func inMemoryByHand() async throws -> Double {
+    /// answers from memory: everything the library itself adds to a request, against the same
+    /// request done by hand with Foundation. Then the same with a throttle, a retry policy, bearer
+    /// authentication and a monitor, as a production session would have them, against the bare
+    /// session: its ratio is what the chain costs.
+    ///
+    /// Each pair is measured in alternating batches (``Measure/paired(async:baseline:)``) and its
+    /// ratio is the median of the batches' ratios. With `--profile`, only the bare session runs,
+    /// for about 20 s, for `perf`.
+    private func inMemoryRows() async throws -> [Row] {
         let body = Data(#"{"id":42,"name":"Arthur","tags":["a","b","c"],"score":4.5}"#.utf8)
         let transport = try InMemoryTransport(body: body)
+        let environment = ServerEnvironment(host: "api.example.com", pathPrefix: "/v1", headers: ["X-Client": "bench"])
+        let bare = Session(transport: transport, headers: ["Accept": "application/json"], modifiers: [
+            environment,
+            ModifyRequest { $0.setValue("Bearer token", forHTTPHeaderField: "Authorization") },
+        ])
+        let full = Session(
+            transport: transport, headers: ["Accept": "application/json"], modifiers: [environment],
+            interceptors: [Throttle(maxConcurrent: 8), RetryPolicy(), BearerAuthentication(provider: FixedToken())],
+            monitors: [NoOpMonitor()]
+        )
+        let parameters: Parameters = ["q": "swift nio", "page": ["size": 20, "after": "abc"] as Parameters, "tags": ["x", "y"]]
         let decoder = JSONDecoder()
-        return try await measure.nanosecondsPerOperation(async: {
+        let viaSession: (Session) async throws -> Void = { session in
+            let response = try await session.request("items", parameters: parameters)
+            consume(try response.validate().decode(Item.self, decoder: decoder))
+        }
+        // The same request done by hand: `URLComponents` with query items, a `URLRequest` with the
+        // same headers, the same in-memory transport call, the body read, the status checked and
+        // `JSONDecoder`.
+        let byHand: () async throws -> Void = {
             guard var components = URLComponents(string: "https://api.example.com/v1/items") else { throw URLError(.badURL) }
             components.queryItems = [
                 URLQueryItem(name: "page[after]", value: "abc"), URLQueryItem(name: "page[size]", value: "20"),
@@ -75,32 +92,24 @@ struct SessionBenchmarks {
             let data = try await responseBody.collect()
             guard (200..<300).contains(head.statusCode) else { throw URLError(.badServerResponse) }
             consume(try decoder.decode(Item.self, from: data))
-        })
-    }
-
-    private func inMemory(fullChain: Bool, bare: Double?, baselineName: String) async throws -> Row {
-        let body = Data(#"{"id":42,"name":"Arthur","tags":["a","b","c"],"score":4.5}"#.utf8)
-        let transport = try InMemoryTransport(body: body)
-        let environment = ServerEnvironment(host: "api.example.com", pathPrefix: "/v1", headers: ["X-Client": "bench"])
-        let session = fullChain
-            ? Session(
-                transport: transport, headers: ["Accept": "application/json"], modifiers: [environment],
-                interceptors: [Throttle(maxConcurrent: 8), RetryPolicy(), BearerAuthentication(provider: FixedToken())],
-                monitors: [NoOpMonitor()]
-            )
-            : Session(transport: transport, headers: ["Accept": "application/json"], modifiers: [
-                environment,
-                ModifyRequest { $0.setValue("Bearer token", forHTTPHeaderField: "Authorization") },
-            ])
-        let parameters: Parameters = ["q": "swift nio", "page": ["size": 20, "after": "abc"] as Parameters, "tags": ["x", "y"]]
-        let decoder = JSONDecoder()
-        let nanoseconds = try await measure.nanosecondsPerOperation(async: {
-            let response = try await session.request("items", parameters: parameters)
-            consume(try response.validate().decode(Item.self, decoder: decoder))
-        })
-        let name = fullChain ? "in-memory, throttle+retry+bearer+monitor" : "in-memory request (own cost)"
-        return Row(group: "session", name: name, baselineName: baselineName,
-                   throughput: .operations, ours: nanoseconds, baseline: bare, target: "≥ 0.87x")
+        }
+        if profile {
+            let end = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < end {
+                for _ in 0..<1000 { try await viaSession(bare) }
+            }
+            return []
+        }
+        let first = try await measure.paired(async: { try await viaSession(bare) }, baseline: byHand)
+        let second = try await measure.paired(async: { try await viaSession(full) }, baseline: { try await viaSession(bare) })
+        return [
+            Row(group: "session", name: "in-memory request (own cost)", baselineName: "by hand (Foundation)",
+                throughput: .operations, ours: first.ours, baseline: first.baseline, target: "≥ 0.87x",
+                pairedRatio: first.ratio),
+            Row(group: "session", name: "in-memory, throttle+retry+bearer+monitor", baselineName: "bare session",
+                throughput: .operations, ours: second.ours, baseline: second.baseline, target: "≥ 0.87x",
+                pairedRatio: second.ratio),
+        ]
     }
 
     /// Requests per second with 16 in flight, through `Session` and through raw `URLSession`,
