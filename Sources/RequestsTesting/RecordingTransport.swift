@@ -109,7 +109,7 @@ public final class RecordingTransport: Transport {
         case .stream(let chunks, let length):
             forwarded = TransportRequest(
                 request.urlRequest, body: .stream(Teed(chunks: chunks, copy: sent), length: length),
-                progress: request.progress, handle: request.handle
+                progress: request.progress, handle: request.handle, readsBodyWhole: request.readsBodyWhole
             )
         case .file(let url, _):
             sent.withLock { $0 = (try? Data(contentsOf: url)) ?? Data() }

@@ -180,7 +180,7 @@ final class InterceptorChain: Sendable {
             } else {
                 nil
             }
-            return TransportRequest(request, progress: progress, handle: handle)
+            return TransportRequest(request, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
         }
         let report = body.progress
         let progress: @Sendable (Int64, Int64?) -> Void = { [idle] sent, total in
@@ -194,9 +194,9 @@ final class InterceptorChain: Sendable {
         if case .data(let data) = body.body.storage {
             var request = request
             request.httpBody = data
-            return TransportRequest(request, progress: progress, handle: handle)
+            return TransportRequest(request, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
         }
-        return TransportRequest(request, body: body.body, progress: progress, handle: handle)
+        return TransportRequest(request, body: body.body, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
     }
     /// Ends the call with an error: tells the monitors, unless the transport just reported this
     /// very failure, and silences whatever the abandoned stages report later.

@@ -72,6 +72,12 @@ public struct TransportRequest: Sendable {
     /// Cancelled by the session when one of its timeouts passes before the head arrived; the
     /// transport stops the transfer then, as on task cancellation.
     public let handle: TransferHandle
+    /// Whether the caller reads the response body whole before it looks at the head (a
+    /// `request` call; `stream` and `download` calls read it as it comes). A transport may then
+    /// read a small body before it returns the head, and return it in memory
+    /// (a ``ResponseBody`` made from `Data`), which the session takes without a wait per chunk;
+    /// a silence in that body then counts as a wait for the head. A transport may ignore it.
+    public let readsBodyWhole: Bool
 
     /// Creates a request for a transport.
     ///
@@ -80,16 +86,19 @@ public struct TransportRequest: Sendable {
     ///   - body: The body; by default the request's `httpBody`, or none.
     ///   - progress: Called as the body is sent.
     ///   - handle: The handle the session cancels; a new one by default.
+    ///   - readsBodyWhole: Whether the caller reads the response body whole; `false` by default.
     public init(
         _ urlRequest: URLRequest,
         body: RequestBody? = nil,
         progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil,
-        handle: TransferHandle = TransferHandle()
+        handle: TransferHandle = TransferHandle(),
+        readsBodyWhole: Bool = false
     ) {
         self.urlRequest = urlRequest
         self.body = body ?? urlRequest.httpBody.map(RequestBody.data) ?? .empty
         self.progress = progress
         self.handle = handle
+        self.readsBodyWhole = readsBodyWhole
     }
 
     /// The request's URL.

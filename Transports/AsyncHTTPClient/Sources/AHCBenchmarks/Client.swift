@@ -101,7 +101,7 @@ struct Client: Sendable {
             let transport = AsyncHTTPClientTransport(configuration: configuration)
             let request = URLRequest(url: url)
             return Client(kind: kind, send: {
-                let (head, body) = try await transport.send(TransportRequest(request))
+                let (head, body) = try await transport.send(TransportRequest(request, readsBodyWhole: true))
                 let data = try await body.collect()
                 try check(kind, status: head.statusCode, bytes: data.count, expected: expected)
             }, shutdown: { try await transport.shutdown() })

@@ -103,7 +103,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
             url: url,
             httpVersion: Self.versionText(response.version)
         )
-        return (head, ResponseBody(source: exchange))
+        return (head, exchange.takeWholeBody().map(ResponseBody.init) ?? ResponseBody(source: exchange))
     }
 
     /// Closes every connection and the clients; requests sent afterwards fail.

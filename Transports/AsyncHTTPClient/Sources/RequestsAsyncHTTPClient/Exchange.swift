@@ -22,6 +22,8 @@ import Requests
 final class Exchange: ResponseBodySource, @unchecked Sendable {
     /// How many chunks may wait for the reader before the connection is read no further.
     static let lookahead = 2
+    /// The largest body, of announced length, read whole before the head is handed over.
+    static let wholeBodyLimit = 64 << 10
 
     private let client: PooledClient
     private let request: TransportRequest
@@ -39,6 +41,8 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var demand: CheckedContinuation<Void, Never>?
     private var cancelled = false
+    /// The body, when it was read whole before the head (``wholeBodyLimit``).
+    private var whole: ByteBuffer?
 
     init(
         client: PooledClient,
@@ -76,9 +80,35 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
             return
         }
         progress.finish()
+        var iterator = response.body.makeAsyncIterator()
+        // When the caller reads the body whole, a small body of announced length is read before
+        // the head is handed over, in this task, and handed over whole: the reader then takes it
+        // without a wait per chunk.
+        var early = ByteBuffer()
+        if request.readsBodyWhole, let length = response.headers.first(name: "content-length").flatMap(Int.init), length <= Self.wholeBodyLimit {
+            do {
+                while early.readableBytes <= Self.wholeBodyLimit, var buffer = try await iterator.next() {
+                    early.writeBuffer(&buffer)
+                }
+                if early.readableBytes <= Self.wholeBodyLimit, try await iterator.next() == nil {
+                    locked {
+                        whole = early
+                        end = .some(nil)
+                    }
+                    deliver(head: .success(response))
+                    return
+                }
+            } catch {
+                // Failed midway: the reader sees what came, then the failure, as for any body.
+                deliver(head: .success(response))
+                if early.readableBytes > 0, !(await push(early)) { return }
+                finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
+                return
+            }
+        }
         deliver(head: .success(response))
         do {
-            var iterator = response.body.makeAsyncIterator()
+            if early.readableBytes > 0, !(await push(early)) { return }
             while let buffer = try await iterator.next() {
                 // The decompressor hands on what each piece of the wire inflated to, which may be
                 // nothing (a gzip header): an empty chunk would take a place of the lookahead.
@@ -158,6 +188,14 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
             return headWaiter
         }
         waiting?.resume(with: result)
+    }
+
+    /// The body read whole before the head, taken once; `nil` when it streams.
+    func takeWholeBody() -> Data? {
+        locked {
+            defer { whole = nil }
+            return whole.map { Data(buffer: $0, byteTransferStrategy: .noCopy) }
+        }
     }
 
     // MARK: Body, engine side
