@@ -88,7 +88,11 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         if request.readsBodyWhole, let length = response.headers.first(name: "content-length").flatMap(Int.init), length <= Self.wholeBodyLimit {
             do {
                 while early.readableBytes <= Self.wholeBodyLimit, var buffer = try await iterator.next() {
-                    early.writeBuffer(&buffer)
+                    if early.readableBytes == 0 {
+                        early = buffer
+                    } else {
+                        early.writeBuffer(&buffer)
+                    }
                 }
                 if early.readableBytes <= Self.wholeBodyLimit, try await iterator.next() == nil {
                     locked {

@@ -54,11 +54,20 @@ extension TransportRequest {
         return outgoing
     }
 
-    /// ASCII case-insensitive equality, without the lowercased copy per header.
+    /// ASCII case-insensitive equality, without the lowercased copy per header: bytes equal, or
+    /// the same letter in another case.
     static func namesMatch(_ name: String, _ known: StaticString) -> Bool {
         guard name.utf8.count == known.utf8CodeUnitCount else { return false }
         return known.withUTF8Buffer { known in
-            zip(name.utf8, known).allSatisfy { a, b in a | 0x20 == b | 0x20 && (a == b || (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z")) }
+            var index = 0
+            for byte in name.utf8 {
+                let other = known[index]
+                index += 1
+                guard byte == other || (byte | 0x20 == other | 0x20 && (other | 0x20) >= UInt8(ascii: "a") && (other | 0x20) <= UInt8(ascii: "z")) else {
+                    return false
+                }
+            }
+            return true
         }
     }
 }
