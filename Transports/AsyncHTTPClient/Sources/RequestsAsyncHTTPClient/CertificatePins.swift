@@ -66,6 +66,8 @@ public struct CertificatePins: Sendable, Hashable {
     /// - Parameter host: The host name.
     /// - Returns: The key of ``pinsByHost`` that applies, the exact name first.
     public func pattern(for host: String) -> String? {
+        // Most transports pin nothing: no lowercased copy and no patterns per request then.
+        guard !pinsByHost.isEmpty else { return nil }
         let name = host.lowercased()
         if pinsByHost[name] != nil { return name }
         var rest = Substring(name)
