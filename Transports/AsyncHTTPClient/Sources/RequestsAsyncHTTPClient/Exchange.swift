@@ -2,28 +2,41 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 import NIOHTTP2
 import Requests
 
 // MARK: - Exchange
 
-/// One request over AsyncHTTPClient: a task that sends it, hands over the head, and then pulls
-/// the body from the connection only as the reader asks, keeping at most ``lookahead`` chunks.
+/// One request over AsyncHTTPClient, as the delegate of its `HTTPClient.Task`: the engine calls
+/// it on an event loop with the head and each piece of the body, and it hands them to the reader,
+/// keeping at most ``lookahead`` chunks: past that, the future it returns holds the connection's
+/// reading until the reader takes one.
 ///
-/// The task is what makes ``cancel()`` reach the connection at once from any thread: cancelling
-/// it ends AsyncHTTPClient's request (and its connection when the body is unfinished), whether
-/// it waits for the head, for a chunk, or for the reader.
+/// The engine's task is what makes ``cancel()`` reach the connection at once from any thread:
+/// cancelling it ends the request (and its connection when the body is unfinished), whether it
+/// waits for the head, for a chunk, or for the reader. No Swift task runs per request (one runs
+/// for a request body streamed from a file or a sequence): the delegate's callbacks resume the
+/// waiting caller straight from the event loop.
 ///
 /// Invariants, under `lock`:
 /// - each continuation is resumed once, and taken out before it is resumed;
 /// - `waiter` exists only while `chunks` is empty and `end` is `nil`;
 /// - `demand` exists only while `chunks` holds `lookahead` chunks;
 /// - once `cancelled` is set, `chunks` is empty and stays so.
-final class Exchange: ResponseBodySource, @unchecked Sendable {
+///
+/// `pending` and `early` are touched only by the engine's callbacks, which come one at a time.
+final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked Sendable {
+    typealias Response = Void
+
     /// How many chunks may wait for the reader before the connection is read no further.
     static let lookahead = 2
     /// The largest body, of announced length, read whole before the head is handed over.
     static let wholeBodyLimit = 64 << 10
+    /// How many times a request that failed before its head on a connection that was idle in the
+    /// pool is sent again: before the pool has heard that such a connection closed, it may hand
+    /// the same connection to the request sent again.
+    static let resends = 2
 
     private let client: PooledClient
     private let request: TransportRequest
@@ -31,18 +44,28 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     private let progress: UploadProgress
     /// The transport's shutdown flag: set, the engine's `cancelled` is the shutdown's.
     private let shutDown: LockedFlag
+    /// The connections the client had opened when the request began (see ``mayResend(after:)``).
+    private let connectionsBefore: Int
 
     private let lock = NSLock()
-    private var task: Task<Void, Never>?
-    private var head: Result<HTTPClientResponse, any Error>?
-    private var headWaiter: CheckedContinuation<HTTPClientResponse, any Error>?
+    private var task: HTTPClient.Task<Void>?
+    /// The task streaming the request body, for a body from a file or a sequence.
+    private var upload: Task<Void, any Error>?
+    private var resent = 0
+    private var head: Result<HTTPResponseHead, any Error>?
+    private var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
     private var chunks: [ByteBuffer] = []
     private var end: (any Error)??
     private var waiter: CheckedContinuation<Data?, any Error>?
-    private var demand: CheckedContinuation<Void, Never>?
+    private var demand: EventLoopPromise<Void>?
     private var cancelled = false
     /// The body, when it was read whole before the head (``wholeBodyLimit``).
     private var whole: ByteBuffer?
+
+    /// The head, held back while a small body is read whole.
+    private var pending: HTTPResponseHead?
+    /// What came of the body held back.
+    private var early = ByteBuffer()
 
     init(
         client: PooledClient,
@@ -59,11 +82,21 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
             acceptEncoding = nil
         }
         progress = UploadProgress(total: request.body.length, report: request.progress)
+        connectionsBefore = client.connections.value
     }
 
-    /// Starts the task that sends the request and pumps the body.
+    /// Sends the request; the head and the body arrive through the delegate's callbacks.
     func start() {
-        let task = Task { await self.run() }
+        let outgoing: HTTPClient.Request
+        do {
+            // The engine keeps the request, and so this closure, while it keeps the exchange.
+            outgoing = try request.engineRequest(acceptEncoding: acceptEncoding) { writer in self.streamBody(to: writer) }
+        } catch {
+            deliver(head: .failure(error))
+            return
+        }
+        let task = client.http.execute(request: outgoing, delegate: self, deadline: nil)
+        task.futureResult.whenFailure { [loop = task.eventLoop] error in self.failed(error, on: loop) }
         let stopNow = locked {
             self.task = task
             return cancelled
@@ -71,80 +104,104 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         if stopNow { task.cancel() }
     }
 
-    private func run() async {
-        let response: HTTPClientResponse
-        do {
-            response = try await execute()
-        } catch {
-            deliver(head: .failure(AsyncHTTPClientTransport.classify(error, stopped: isStopped)))
-            return
+    /// Streams a body from a file or a sequence in a task of its own, counting what it hands
+    /// over; the engine's future for each chunk holds the next one back until it is written.
+    private func streamBody(to writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
+        let promise = client.http.eventLoopGroup.next().makePromise(of: Void.self)
+        let chunks = request.body.chunks()
+        let progress = progress
+        let upload = Task {
+            while let chunk = try await chunks.next() {
+                progress.add(chunk.count)
+                try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+            }
+            progress.finish()
         }
+        let stopNow = locked {
+            self.upload = upload
+            return cancelled
+        }
+        if stopNow { upload.cancel() }
+        promise.completeWithTask { try await upload.value }
+        return promise.futureResult
+    }
+
+    // MARK: Engine callbacks
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         progress.finish()
-        var iterator = response.body.makeAsyncIterator()
         // When the caller reads the body whole, a small body of announced length is read before
-        // the head is handed over, in this task, and handed over whole: the reader then takes it
-        // without a wait per chunk.
-        var early = ByteBuffer()
-        if request.readsBodyWhole, let length = response.headers.first(name: "content-length").flatMap(Int.init), length <= Self.wholeBodyLimit {
-            do {
-                while early.readableBytes <= Self.wholeBodyLimit, var buffer = try await iterator.next() {
-                    if early.readableBytes == 0 {
-                        early = buffer
-                    } else {
-                        early.writeBuffer(&buffer)
-                    }
-                }
-                if early.readableBytes <= Self.wholeBodyLimit, try await iterator.next() == nil {
-                    locked {
-                        whole = early
-                        end = .some(nil)
-                    }
-                    deliver(head: .success(response))
-                    return
-                }
-            } catch {
-                // Failed midway: the reader sees what came, then the failure, as for any body.
-                deliver(head: .success(response))
-                if early.readableBytes > 0, !(await push(early)) { return }
-                finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
-                return
-            }
+        // the head is handed over and handed over whole: the reader then takes it without a wait
+        // per chunk.
+        if request.readsBodyWhole, let length = head.headers.first(name: "content-length").flatMap(Int.init), length <= Self.wholeBodyLimit {
+            pending = head
+        } else {
+            deliver(head: .success(head))
         }
-        deliver(head: .success(response))
-        do {
-            if early.readableBytes > 0, !(await push(early)) { return }
-            while let buffer = try await iterator.next() {
-                // The decompressor hands on what each piece of the wire inflated to, which may be
-                // nothing (a gzip header): an empty chunk would take a place of the lookahead.
-                if buffer.readableBytes == 0 { continue }
-                guard await push(buffer) else { return }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        // The decompressor hands on what each piece of the wire inflated to, which may be nothing
+        // (a gzip header): an empty chunk would take a place of the lookahead.
+        if buffer.readableBytes == 0 { return task.eventLoop.makeSucceededVoidFuture() }
+        guard let held = pending else { return push(buffer, on: task.eventLoop) }
+        if early.readableBytes == 0 {
+            early = buffer
+        } else {
+            var buffer = buffer
+            early.writeBuffer(&buffer)
+        }
+        if early.readableBytes <= Self.wholeBodyLimit { return task.eventLoop.makeSucceededVoidFuture() }
+        // Inflated past the limit: the body streams from here.
+        pending = nil
+        deliver(head: .success(held))
+        defer { early = ByteBuffer() }
+        return push(early, on: task.eventLoop)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        if let held = pending {
+            pending = nil
+            let body = early
+            early = ByteBuffer()
+            locked {
+                whole = body
+                end = .some(nil)
             }
+            deliver(head: .success(held))
+        } else {
             finish(nil)
-        } catch {
-            finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
         }
     }
 
-    /// How many times a request that failed before its head on a connection that was idle in the
-    /// pool is sent again: before the pool has heard that such a connection closed, it may hand
-    /// the same connection to the request sent again.
-    static let resends = 2
-
-    /// Sends the request, and again (at most ``resends`` times) when it failed before its head on
-    /// a connection that the server closed while it was idle in the pool, and sending it again is
-    /// safe.
-    private func execute() async throws -> HTTPClientResponse {
-        let deadline = NIODeadline.now() + .hours(24 * 7)
-        let connectionsBefore = client.connections.value
-        var resent = 0
-        while true {
-            do {
-                return try await client.http.execute(try request.engineRequest(acceptEncoding: acceptEncoding, sent: progress), deadline: deadline)
-            } catch where resent < Self.resends && mayResend(after: error, connectionsBefore: connectionsBefore) {
-                resent += 1
-                progress.restart()
+    /// The engine's task failed: before the head, the request is sent again when that is safe
+    /// and the head fails otherwise; after it, the body fails after what came.
+    private func failed(_ error: any Error, on loop: any EventLoop) {
+        let (stopped, headDelivered) = locked { (cancelled, head != nil) }
+        if stopped { return }
+        if let held = pending {
+            // Failed while the body was read whole: the reader sees what came, then the failure.
+            pending = nil
+            let body = early
+            early = ByteBuffer()
+            locked {
+                if body.readableBytes > 0 { chunks.append(body) }
             }
+            deliver(head: .success(held))
+        } else if !headDelivered {
+            if mayResend(after: error) {
+                locked { resent += 1 }
+                progress.restart()
+                // Not at once: the loop first handles the connection's closing, which it has
+                // queued, so that the pool no longer hands out the connection that failed.
+                loop.execute { self.start() }
+            } else {
+                deliver(head: .failure(AsyncHTTPClientTransport.classify(error, stopped: isStopped)))
+            }
+            return
         }
+        finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
     }
 
     /// A failure before the head that a browser would send again: HTTP/2's refused streams and
@@ -153,9 +210,9 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     /// went out on one that was idle in the pool, which the server may close at any time. A
     /// connection made for the request that the server drops is its answer: the session's retry
     /// policy judges it (the transport contract: a transport retries nothing else). A body that
-    /// cannot be read twice is never sent again.
-    private func mayResend(after error: any Error, connectionsBefore: Int) -> Bool {
-        guard request.body.isReplayable, !isStopped else { return false }
+    /// cannot be read twice is never sent again, nor one sent ``resends`` times already.
+    private func mayResend(after error: any Error) -> Bool {
+        guard locked({ resent }) < Self.resends, request.body.isReplayable, !isStopped else { return false }
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
         let idempotent: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
@@ -164,18 +221,19 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
             && client.connections.value == connectionsBefore
     }
 
-    /// Whether the request was stopped on purpose: ``cancel()`` called, the task cancelled, or
-    /// the transport shut down. Then the engine's `cancelled` is that, not a lost connection.
+    /// Whether the request was stopped on purpose: ``cancel()`` called (which cancelling the
+    /// calling task does), or the transport shut down. Then the engine's `cancelled` is that, not
+    /// a lost connection.
     private var isStopped: Bool {
-        locked { cancelled } || Task.isCancelled || shutDown.isSet
+        locked { cancelled } || shutDown.isSet
     }
 
     // MARK: Head
 
     /// Waits for the head.
-    func head() async throws -> HTTPClientResponse {
+    func head() async throws -> HTTPResponseHead {
         try await withCheckedThrowingContinuation { continuation in
-            let now: Result<HTTPClientResponse, any Error>? = locked {
+            let now: Result<HTTPResponseHead, any Error>? = locked {
                 if cancelled { return .failure(CancellationError()) }
                 if let head { return head }
                 headWaiter = continuation
@@ -185,7 +243,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
         }
     }
 
-    private func deliver(head result: Result<HTTPClientResponse, any Error>) {
+    private func deliver(head result: Result<HTTPResponseHead, any Error>) {
         let waiting = locked {
             head = result
             defer { headWaiter = nil }
@@ -204,36 +262,32 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
 
     // MARK: Body, engine side
 
-    /// Hands a chunk to the reader, or keeps it, waiting while `lookahead` chunks wait.
+    /// Hands a chunk to the reader, or keeps it.
     ///
-    /// - Returns: `false` once the body was cancelled.
-    private func push(_ buffer: ByteBuffer) async -> Bool {
-        enum Step { case stop, deliver(CheckedContinuation<Data?, any Error>), kept }
+    /// - Returns: A future that holds the connection's reading back while `lookahead` chunks
+    ///   wait for the reader; a succeeded one otherwise.
+    private func push(_ buffer: ByteBuffer, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        enum Step { case goOn, deliver(CheckedContinuation<Data?, any Error>), wait(EventLoopFuture<Void>) }
         let step: Step = locked {
-            if cancelled { return .stop }
+            if cancelled { return .goOn }
             if let waiting = waiter {
                 waiter = nil
                 return .deliver(waiting)
             }
             chunks.append(buffer)
-            return .kept
+            if chunks.count < Self.lookahead { return .goOn }
+            let promise = loop.makePromise(of: Void.self)
+            demand = promise
+            return .wait(promise.futureResult)
         }
         switch step {
-        case .stop:
-            return false
+        case .goOn:
+            return loop.makeSucceededVoidFuture()
         case .deliver(let waiting):
             waiting.resume(returning: Data(buffer: buffer, byteTransferStrategy: .noCopy))
-            return true
-        case .kept:
-            await withCheckedContinuation { continuation in
-                let goOn = locked {
-                    if cancelled || chunks.count < Self.lookahead { return true }
-                    demand = continuation
-                    return false
-                }
-                if goOn { continuation.resume() }
-            }
-            return !locked { cancelled }
+            return loop.makeSucceededVoidFuture()
+        case .wait(let future):
+            return future
         }
     }
 
@@ -255,7 +309,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                enum Step { case answer(Result<Data?, any Error>, CheckedContinuation<Void, Never>?), wait }
+                enum Step { case answer(Result<Data?, any Error>, EventLoopPromise<Void>?), wait }
                 let step: Step = locked {
                     if cancelled { return .answer(.failure(CancellationError()), nil) }
                     if !chunks.isEmpty {
@@ -270,7 +324,7 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
                     return .wait
                 }
                 if case .answer(let result, let demand) = step {
-                    demand?.resume()
+                    demand?.succeed(())
                     continuation.resume(with: result)
                 }
             }
@@ -280,8 +334,9 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
     }
 
     func cancel() {
-        let (task, headWaiter, waiter, demand) = locked {
-            if cancelled { return (nil, nil, nil, nil) as (Task<Void, Never>?, CheckedContinuation<HTTPClientResponse, any Error>?, CheckedContinuation<Data?, any Error>?, CheckedContinuation<Void, Never>?) }
+        typealias Taken = (HTTPClient.Task<Void>?, Task<Void, any Error>?, CheckedContinuation<HTTPResponseHead, any Error>?, CheckedContinuation<Data?, any Error>?, EventLoopPromise<Void>?)
+        let (task, uploading, headWaiter, waiter, demand): Taken = locked {
+            if cancelled { return (nil, nil, nil, nil, nil) }
             cancelled = true
             chunks = []
             defer {
@@ -290,11 +345,12 @@ final class Exchange: ResponseBodySource, @unchecked Sendable {
                 self.demand = nil
             }
             // A body read to its end has nothing left to stop.
-            return (end == nil ? self.task : nil, self.headWaiter, self.waiter, self.demand)
+            return (end == nil ? self.task : nil, self.upload, self.headWaiter, self.waiter, self.demand)
         }
         headWaiter?.resume(throwing: CancellationError())
         waiter?.resume(throwing: CancellationError())
-        demand?.resume()
+        demand?.succeed(())
+        uploading?.cancel()
         task?.cancel()
     }
 

@@ -11,47 +11,52 @@ import FoundationNetworking
 // MARK: - OutgoingRequest
 
 extension TransportRequest {
-    /// The request as AsyncHTTPClient takes it, with a new body each call (a retry sends the body
-    /// again from its start).
+    /// The request as AsyncHTTPClient takes it, with a new body each call (a request sent again
+    /// sends its body again from the start).
     ///
     /// - Parameters:
     ///   - acceptEncoding: The `Accept-Encoding` to add when the request names none.
-    ///   - sent: Counts the bytes handed to the connection and reports progress.
+    ///   - stream: Writes a body from a file or a sequence to the connection, as the engine asks.
     /// - Returns: The request.
-    /// - Throws: ``TransportError`` of kind ``TransportError/Kind/other`` for a request the engine
-    ///   cannot send.
-    func engineRequest(acceptEncoding: String?, sent: UploadProgress) throws -> HTTPClientRequest {
+    /// - Throws: A ``TransportError`` for a request the engine cannot send.
+    func engineRequest(
+        acceptEncoding: String?,
+        stream: @escaping @Sendable (HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void>
+    ) throws -> HTTPClient.Request {
         guard let url else {
             throw TransportError(.other, detail: "the request has no URL")
         }
-        var outgoing = HTTPClientRequest(url: url.absoluteString)
-        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
+        var headers = NIOHTTP1.HTTPHeaders()
         var declaredLength: Int64?
         let fields = urlRequest.allHTTPHeaderFields ?? [:]
-        outgoing.headers.reserveCapacity(fields.count + 1)
+        headers.reserveCapacity(fields.count + 1)
         for (name, value) in fields {
             if Self.namesMatch(name, "Content-Length") {
                 // The engine writes the framing from the body; a declared length stands for a
                 // stream of unknown length.
                 declaredLength = Int64(value)
             } else if !Self.namesMatch(name, "Transfer-Encoding") {
-                outgoing.headers.add(name: name, value: value)
+                headers.add(name: name, value: value)
             }
         }
-        if let acceptEncoding, !outgoing.headers.contains(name: "Accept-Encoding") {
-            outgoing.headers.add(name: "Accept-Encoding", value: acceptEncoding)
+        if let acceptEncoding, !headers.contains(name: "Accept-Encoding") {
+            headers.add(name: "Accept-Encoding", value: acceptEncoding)
         }
+        let outgoingBody: HTTPClient.Body?
         switch body.storage {
         case .empty:
-            outgoing.body = nil
+            outgoingBody = nil
         case .data(let data):
-            outgoing.body = .bytes(ByteBuffer(bytes: data))
+            outgoingBody = .bytes(data)
         case .file, .stream:
-            let length = body.length ?? declaredLength
-            let chunks = UploadChunks(stream: body.chunks(), progress: sent, total: length)
-            outgoing.body = .stream(chunks, length: length.map { .known($0) } ?? .unknown)
+            outgoingBody = .stream(contentLength: body.length ?? declaredLength, stream)
         }
-        return outgoing
+        do {
+            return try HTTPClient.Request(url: url, method: NIOHTTP1.HTTPMethod(rawValue: method.rawValue), headers: headers, body: outgoingBody)
+        } catch {
+            // An unsupported scheme or a URL without a host, as the engine names it.
+            throw AsyncHTTPClientTransport.classify(error, stopped: false)
+        }
     }
 
     /// ASCII case-insensitive equality, without the lowercased copy per header: bytes equal, or
@@ -116,34 +121,5 @@ final class UploadProgress: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return body()
-    }
-}
-
-// MARK: - UploadChunks
-
-/// A request body's chunks as the engine pulls them, counted as they go.
-struct UploadChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-
-    let stream: ChunkStream
-    let progress: UploadProgress
-    let total: Int64?
-
-    func makeAsyncIterator() -> Iterator {
-        Iterator(stream: stream, progress: progress)
-    }
-
-    struct Iterator: AsyncIteratorProtocol {
-        let stream: ChunkStream
-        let progress: UploadProgress
-
-        mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await stream.next() else {
-                progress.finish()
-                return nil
-            }
-            progress.add(chunk.count)
-            return ByteBuffer(bytes: chunk)
-        }
     }
 }
