@@ -24,7 +24,7 @@ import FoundationNetworking
 /// The whole pipeline (retry, authentication, throttling, redirects, cookies, monitors,
 /// streaming, downloads) runs as over `URLSession`: the engine follows no redirects and keeps no
 /// cookies; every timeout is the session's. Response bodies are pulled from the connection as the
-/// reader asks for them, a chunk or two ahead; request bodies stream from files and sequences.
+/// reader asks for them, at most three chunks ahead; request bodies stream from files and sequences.
 /// Errors are classified as ``TransportError``s with NIO's own error underneath.
 ///
 /// On Apple platforms, prefer ``URLSessionTransport``: it uses the system's network stack, proxy
