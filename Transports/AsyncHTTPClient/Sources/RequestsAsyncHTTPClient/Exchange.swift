@@ -136,6 +136,11 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         return promise.futureResult
     }
 
+    /// Cancels the task streaming the request body, if one runs.
+    private func stopUpload() {
+        locked { upload }?.cancel()
+    }
+
     // MARK: Engine callbacks
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -171,6 +176,8 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        // A server may answer before it has read the whole body (a 413, say).
+        stopUpload()
         if let held = pending {
             pending = nil
             let body = early
@@ -190,6 +197,8 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     private func failed(_ error: any Error, on loop: any EventLoop) {
         let (stopped, headDelivered) = locked { (cancelled, head != nil) }
         if stopped { return }
+        // A body sequence that waits for its next chunk would otherwise wait on.
+        stopUpload()
         if let held = pending {
             // Failed while the body was read whole: the reader sees what came, then the failure.
             pending = nil
