@@ -59,4 +59,28 @@ import FoundationNetworking
             #expect(values.count > 2)
         }
     }
+
+    /// A server that answers before it has read the body (the fault server's `/ok` reads the
+    /// head only): the call ends, and a body sequence still waiting for its next chunk is
+    /// stopped then (its task cancelled), not left waiting for a chunk nobody will send.
+    @Test(.timeLimit(.minutes(1))) func aSequenceWaitingForItsNextChunkIsStoppedWhenTheServerAnswersFirst() async throws {
+        let (stopped, stop) = AsyncStream<Void>.makeStream()
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.onTermination = { _ in
+                stop.yield()
+                stop.finish()
+            }
+            continuation.yield(Data("the first chunk; the second never comes".utf8))
+        }
+        let hostile = try hostileServer()
+        try await withTransport { transport in
+            let upload = Session(transport: transport, cookies: .none).upload(.stream(chunks, length: nil), to: hostile.baseURL.appendingPathComponent("ok"))
+            let outcome = await capture { try await upload.response() }
+            print("answered before the body was read: \(outcome.map(\.statusCode))")
+            // The sequence's end is awaited, not polled: were it never stopped, the time limit
+            // would cancel the wait, and `next()` return `nil`.
+            var ended = stopped.makeAsyncIterator()
+            #expect(await ended.next() != nil)
+        }
+    }
 }
