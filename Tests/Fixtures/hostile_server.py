@@ -110,6 +110,10 @@ class Handler(socketserver.BaseRequestHandler):
         if path == "/ok":
             send(head(headers=[("Content-Length", "2"), ("Content-Type", "text/plain")]) + b"ok")
             return True
+        if path == "/too-large":
+            # Answers at once, before any of a request body, with an empty 413, and closes.
+            send(head("413 Content Too Large", [("Content-Length", "0"), ("Connection", "close")]))
+            return False
         if path == "/reset-in-head":
             send(b"HTTP/1.1 200 OK\r\nContent-Ty")
             time.sleep(0.05)

@@ -44,10 +44,10 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     /// the same connection to the request sent again.
     static let resends = 2
 
-    private let client: PooledClient
-    private let request: TransportRequest
-    private let acceptEncoding: String?
-    private let progress: UploadProgress
+    let client: PooledClient
+    let request: TransportRequest
+    let acceptEncoding: String?
+    let progress: UploadProgress
     /// The transport's shutdown flag: set, the engine's `cancelled` is the shutdown's.
     private let shutDown: LockedFlag
     /// The connections the client had opened when the request began (see ``mayResend(after:)``).
@@ -55,16 +55,17 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
 
     private let lock = NSLock()
     private var task: HTTPClient.Task<Void>?
-    /// The task streaming the request body, for a body from a file or a sequence.
-    private var upload: Task<Void, Never>?
-    private var resent = 0
+    /// The task that runs a request whose body streams from a file or a sequence, through
+    /// AsyncHTTPClient's `execute` (``startStreamedUpload()``).
+    var runner: Task<Void, Never>?
+    var resent = 0
     private var head: Result<HTTPResponseHead, any Error>?
     private var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
     private var chunks: [ByteBuffer] = []
     private var end: (any Error)??
     private var waiter: CheckedContinuation<Data?, any Error>?
     private var demand: EventLoopPromise<Void>?
-    private var cancelled = false
+    var cancelled = false
     /// The body, when it was read whole before the head (``wholeBodyLimit``).
     private var whole: ByteBuffer?
 
@@ -92,53 +93,35 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     }
 
     /// Sends the request; the head and the body arrive through the delegate's callbacks.
+    ///
+    /// A body from a file or a sequence goes through AsyncHTTPClient's `execute` instead: with
+    /// the delegate API, the engine finishes no response before the body's writer has finished,
+    /// so a slow or endless body would hold an early answer (a 413) back, and a write it paused
+    /// is never resumed when the request fails.
     func start() {
+        switch request.body.storage {
+        case .file, .stream:
+            startStreamedUpload()
+            return
+        case .empty, .data:
+            break
+        }
         let outgoing: HTTPClient.Request
         do {
-            // The engine keeps the request, and so this closure, while it keeps the exchange.
-            outgoing = try request.engineRequest(acceptEncoding: acceptEncoding) { writer in self.streamBody(to: writer) }
+            outgoing = try request.engineRequest(acceptEncoding: acceptEncoding)
         } catch {
             deliver(head: .failure(error))
             return
         }
         let task = client.http.execute(request: outgoing, delegate: self, deadline: nil)
-        task.futureResult.whenFailure { [loop = task.eventLoop] error in self.failed(error, on: loop) }
         let stopNow = locked {
             self.task = task
             return cancelled
         }
+        // Registered once the task is kept: a failure sends the request again from here, and
+        // the task that sends keeps its place.
+        task.futureResult.whenFailure { [loop = task.eventLoop] error in self.failed(error, on: loop) }
         if stopNow { task.cancel() }
-    }
-
-    /// Streams a body from a file or a sequence in a task of its own, counting what it hands
-    /// over; the engine's future for each chunk holds the next one back until it is written.
-    private func streamBody(to writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
-        let promise = client.http.eventLoopGroup.next().makePromise(of: Void.self)
-        let chunks = request.body.chunks()
-        let progress = progress
-        let upload = Task {
-            do {
-                while let chunk = try await chunks.next() {
-                    progress.add(chunk.count)
-                    try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
-                }
-                progress.finish()
-                promise.succeed(())
-            } catch {
-                promise.fail(error)
-            }
-        }
-        let stopNow = locked {
-            self.upload = upload
-            return cancelled
-        }
-        if stopNow { upload.cancel() }
-        return promise.futureResult
-    }
-
-    /// Cancels the task streaming the request body, if one runs.
-    private func stopUpload() {
-        locked { upload }?.cancel()
     }
 
     // MARK: Engine callbacks
@@ -176,8 +159,6 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        // A server may answer before it has read the whole body (a 413, say).
-        stopUpload()
         if let held = pending {
             pending = nil
             let body = early
@@ -197,8 +178,6 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     private func failed(_ error: any Error, on loop: any EventLoop) {
         let (stopped, headDelivered) = locked { (cancelled, head != nil) }
         if stopped { return }
-        // A body sequence that waits for its next chunk would otherwise wait on.
-        stopUpload()
         if let held = pending {
             // Failed while the body was read whole: the reader sees what came, then the failure.
             pending = nil
@@ -230,7 +209,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     /// connection made for the request that the server drops is its answer: the session's retry
     /// policy judges it (the transport contract: a transport retries nothing else). A body that
     /// cannot be read twice is never sent again, nor one sent ``resends`` times already.
-    private func mayResend(after error: any Error) -> Bool {
+    func mayResend(after error: any Error) -> Bool {
         guard locked({ resent }) < Self.resends, request.body.isReplayable, !isStopped else { return false }
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
@@ -243,7 +222,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     /// Whether the request was stopped on purpose: ``cancel()`` called (which cancelling the
     /// calling task does), or the transport shut down. Then the engine's `cancelled` is that, not
     /// a lost connection.
-    private var isStopped: Bool {
+    var isStopped: Bool {
         locked { cancelled } || shutDown.isSet
     }
 
@@ -262,7 +241,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         }
     }
 
-    private func deliver(head result: Result<HTTPResponseHead, any Error>) {
+    func deliver(head result: Result<HTTPResponseHead, any Error>) {
         let waiting = locked {
             head = result
             defer { headWaiter = nil }
@@ -285,7 +264,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     ///
     /// - Returns: A future that holds the connection's reading back while `lookahead` chunks
     ///   wait for the reader; a succeeded one otherwise.
-    private func push(_ buffer: ByteBuffer, on loop: any EventLoop) -> EventLoopFuture<Void> {
+    func push(_ buffer: ByteBuffer, on loop: any EventLoop) -> EventLoopFuture<Void> {
         enum Step { case goOn, deliver(CheckedContinuation<Data?, any Error>), wait(EventLoopFuture<Void>) }
         let step: Step = locked {
             if cancelled { return .goOn }
@@ -310,7 +289,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         }
     }
 
-    private func finish(_ error: (any Error)?) {
+    func finish(_ error: (any Error)?) {
         let waiting = locked {
             end = .some(error)
             defer { waiter = nil }
@@ -354,7 +333,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
 
     func cancel() {
         typealias Taken = (HTTPClient.Task<Void>?, Task<Void, Never>?, CheckedContinuation<HTTPResponseHead, any Error>?, CheckedContinuation<Data?, any Error>?, EventLoopPromise<Void>?)
-        let (task, uploading, headWaiter, waiter, demand): Taken = locked {
+        let (task, runner, headWaiter, waiter, demand): Taken = locked {
             if cancelled { return (nil, nil, nil, nil, nil) }
             cancelled = true
             chunks = []
@@ -364,16 +343,16 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
                 self.demand = nil
             }
             // A body read to its end has nothing left to stop.
-            return (end == nil ? self.task : nil, self.upload, self.headWaiter, self.waiter, self.demand)
+            return (end == nil ? self.task : nil, end == nil ? self.runner : nil, self.headWaiter, self.waiter, self.demand)
         }
         headWaiter?.resume(throwing: CancellationError())
         waiter?.resume(throwing: CancellationError())
         demand?.succeed(())
-        uploading?.cancel()
         task?.cancel()
+        runner?.cancel()
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()

@@ -83,4 +83,26 @@ import FoundationNetworking
             #expect(await ended.next() != nil)
         }
     }
+
+    /// An empty 413 before any of the body while the body's sequence waits for a chunk that
+    /// never comes: the call ends with the 413, and the sequence is stopped.
+    @Test(.timeLimit(.minutes(1))) func anEarlyEmptyAnswerEndsTheCallWhileTheBodyWaits() async throws {
+        let (stopped, stop) = AsyncStream<Void>.makeStream()
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.onTermination = { _ in
+                stop.yield()
+                stop.finish()
+            }
+            continuation.yield(Data("one chunk, then nothing".utf8))
+        }
+        let hostile = try hostileServer()
+        try await withTransport { transport in
+            let upload = Session(transport: transport, cookies: .none).upload(.stream(chunks, length: nil), to: hostile.baseURL.appendingPathComponent("too-large"))
+            let outcome = await capture { try await upload.response() }
+            print("an empty 413 before the body: \(outcome.map(\.statusCode))")
+            #expect((try? outcome.get().statusCode) == 413, "\(outcome)")
+            var ended = stopped.makeAsyncIterator()
+            #expect(await ended.next() != nil)
+        }
+    }
 }
