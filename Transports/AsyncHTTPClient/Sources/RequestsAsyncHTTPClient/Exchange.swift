@@ -15,9 +15,10 @@ import Requests
 ///
 /// The engine's task is what makes ``cancel()`` reach the connection at once from any thread:
 /// cancelling it ends the request (and its connection when the body is unfinished), whether it
-/// waits for the head, for a chunk, or for the reader. No Swift task runs per request (one runs
-/// for a request body streamed from a file or a sequence): the delegate's callbacks resume the
-/// waiting caller straight from the event loop.
+/// waits for the head, for a chunk, or for the reader. No Swift task runs per request: the
+/// delegate's callbacks resume the waiting caller straight from the event loop. A request whose
+/// body streams from a file or a sequence is the exception: it goes through the engine's
+/// `execute` in a task that ``cancel()`` cancels (`Exchange+StreamedUpload.swift` says why).
 ///
 /// Invariants, under `lock`:
 /// - each continuation is resumed once, and taken out before it is resumed;
