@@ -1,5 +1,16 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
+
+// Engines and integrations that need another package sit behind traits, all off by default: a
+// plain `swift build`, `swift test` or `swift run Benchmarks` resolves and builds no dependency.
+// `--traits AsyncHTTPClient` (or a consumer's `traits: ["AsyncHTTPClient"]`) adds the
+// AsyncHTTPClient transport; its sources compile to nothing without the trait.
+let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
+
+/// A product of a package used only with the `AsyncHTTPClient` trait.
+func withAsyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: asyncHTTPClient)
+}
 
 let package = Package(
     name: "swift-requests",
@@ -11,9 +22,29 @@ let package = Package(
         .library(name: "RequestsTesting", targets: ["RequestsTesting"]),
         .executable(name: "req", targets: ["req"]),
         // The behaviour every Transport owes the pipeline, as checks against the loopback server:
-        // for transports in other packages (Transports/AsyncHTTPClient) and for this one's tests.
+        // for every transport's tests, this package's and other packages'.
         .library(name: "TransportContract", targets: ["TransportContract"]),
         .library(name: "LoopbackFixture", targets: ["LoopbackFixture"]),
+        // `AsyncHTTPClientTransport`: the pipeline over AsyncHTTPClient (trait AsyncHTTPClient).
+        .library(name: "RequestsAsyncHTTPClient", targets: ["RequestsAsyncHTTPClient"]),
+        // Session over AsyncHTTPClient against raw AsyncHTTPClient and URLSession (trait AsyncHTTPClient).
+        .executable(name: "AHCBenchmarks", targets: ["AHCBenchmarks"]),
+    ],
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "AsyncHTTPClientTransport (product RequestsAsyncHTTPClient) over AsyncHTTPClient and SwiftNIO; req uses it for its TLS options"
+        ),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        // Resolved only when the AsyncHTTPClient trait is on. The SwiftNIO packages are
+        // AsyncHTTPClient's own dependencies, named so that their types can be named.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.36.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.26.0"),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
@@ -21,7 +52,38 @@ let package = Package(
         .target(name: "RequestsTesting", dependencies: ["Requests"]),
         .target(name: "TransportContract", dependencies: ["Requests", "LoopbackFixture"]),
         // `req`, an httpie-style command line on the public Requests API.
-        .executableTarget(name: "req", dependencies: ["Requests"]),
+        // With the AsyncHTTPClient trait it sends over AsyncHTTPClientTransport (--verify, --cert, --pin).
+        .executableTarget(
+            name: "req",
+            dependencies: ["Requests", .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient)]
+        ),
+        // Every file is wrapped in `#if AsyncHTTPClient`: without the trait this target is empty and
+        // nothing in the package imports NIO.
+        .target(
+            name: "RequestsAsyncHTTPClient",
+            dependencies: [
+                "Requests",
+                withAsyncHTTPClient("AsyncHTTPClient", "async-http-client"),
+                withAsyncHTTPClient("NIOConcurrencyHelpers", "swift-nio"),
+                withAsyncHTTPClient("NIOCore", "swift-nio"),
+                withAsyncHTTPClient("NIOPosix", "swift-nio"),
+                withAsyncHTTPClient("NIOHTTP1", "swift-nio"),
+                withAsyncHTTPClient("NIOFoundationCompat", "swift-nio"),
+                withAsyncHTTPClient("NIOSSL", "swift-nio-ssl"),
+                withAsyncHTTPClient("NIOHTTP2", "swift-nio-http2"),
+                withAsyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
+            ]
+        ),
+        .executableTarget(
+            name: "AHCBenchmarks",
+            dependencies: [
+                "RequestsAsyncHTTPClient",
+                "Requests",
+                withAsyncHTTPClient("AsyncHTTPClient", "async-http-client"),
+                withAsyncHTTPClient("NIOCore", "swift-nio"),
+                withAsyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
+            ]
+        ),
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["ParameterEncoding", "Requests", "LoopbackFixture"],
@@ -42,6 +104,20 @@ let package = Package(
         ),
         .testTarget(name: "RequestsTestingTests", dependencies: ["RequestsTesting", "Requests", "LoopbackFixture", "TestScheduling"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture", "TestScheduling"]),
+        .testTarget(
+            name: "RequestsAsyncHTTPClientTests",
+            dependencies: [
+                "RequestsAsyncHTTPClient",
+                "Requests",
+                "TransportContract",
+                "LoopbackFixture",
+                withAsyncHTTPClient("AsyncHTTPClient", "async-http-client"),
+                withAsyncHTTPClient("NIOCore", "swift-nio"),
+                withAsyncHTTPClient("NIOPosix", "swift-nio"),
+                withAsyncHTTPClient("NIOSSL", "swift-nio-ssl"),
+                withAsyncHTTPClient("NIOHTTP1", "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

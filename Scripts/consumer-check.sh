@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Checks this repository the way a user's package meets it, as a path dependency:
+#
+#   1. a consumer that does not enable the AsyncHTTPClient trait resolves no package at all;
+#   2. a consumer that writes `traits: ["AsyncHTTPClient"]` builds, and its program sends one GET
+#      over AsyncHTTPClientTransport to the loopback server (Tests/Fixtures/loopback_server.py,
+#      127.0.0.1 only) and prints the status.
+#
+#   Scripts/consumer-check.sh
+#
+# Works in a temporary folder it removes at the end; builds the consumer in debug (a few minutes:
+# it builds AsyncHTTPClient and SwiftNIO). Exits non-zero on the first check that fails.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+# SwiftPM names a path dependency after its folder.
+name=$(basename "$repo")
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+write_consumer() {
+  local dir=$1 traits=$2 product=$3
+  mkdir -p "$dir/Sources/Consumer"
+  cat >"$dir/Package.swift" <<EOF
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Consumer",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(path: "$repo"$traits)],
+    targets: [.executableTarget(name: "Consumer", dependencies: [.product(name: "$product", package: "$name")])]
+)
+EOF
+}
+
+# 1. Without the trait: nothing resolved.
+write_consumer "$work/plain" "" "Requests"
+cat >"$work/plain/Sources/Consumer/main.swift" <<'EOF'
+import Requests
+print(Session.self)
+EOF
+(cd "$work/plain" && swift package resolve)
+if [ -n "$(ls -A "$work/plain/.build/checkouts" 2>/dev/null)" ]; then
+  echo "consumer-check: a consumer without the trait resolved: $(ls "$work/plain/.build/checkouts" | tr '\n' ' ')" >&2
+  exit 1
+fi
+echo "consumer-check: without the trait, nothing resolved"
+
+# 2. With the trait: one request over AsyncHTTPClientTransport.
+write_consumer "$work/ahc" ', traits: ["AsyncHTTPClient"]' "RequestsAsyncHTTPClient"
+cat >"$work/ahc/Sources/Consumer/main.swift" <<'EOF'
+import Foundation
+import Requests
+import RequestsAsyncHTTPClient
+
+let session = Session(transport: AsyncHTTPClientTransport())
+let response = try await session.request(CommandLine.arguments[1], parameters: ["from": "consumer"])
+print("status=\(response.statusCode) bytes=\(response.data.count)")
+try await session.shutdown()
+EOF
+(cd "$work/ahc" && swift build 2>&1 | tail -3)
+[ -n "$(ls -A "$work/ahc/.build/checkouts" 2>/dev/null)" ] || { echo "consumer-check: the trait resolved nothing" >&2; exit 1; }
+
+# The server prints "PORT <n>" once it accepts, and stops when its standard input closes.
+coproc SERVER { exec python3 "$repo/Tests/Fixtures/loopback_server.py"; }
+server_pid=$SERVER_PID
+read -r word port <&"${SERVER[0]}"
+[ "$word" = PORT ] || { echo "consumer-check: the loopback server did not start" >&2; exit 1; }
+out=$("$work/ahc/.build/debug/Consumer" "http://127.0.0.1:$port/anything")
+exec {SERVER[1]}>&-
+echo "consumer-check: with the trait: $out"
+case "$out" in
+  status=200*) ;;
+  *) echo "consumer-check: the request over AsyncHTTPClientTransport did not answer 200" >&2; exit 1 ;;
+esac
