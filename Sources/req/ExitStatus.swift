@@ -8,14 +8,15 @@ import Requests
 /// | status | meaning |
 /// |---|---|
 /// | 0 | a response arrived (any status, unless `--check-status`) |
-/// | 1 | an error: no connection, a refused request, a failed download… |
-/// | 2 | a timeout (`--timeout`), or a usage error |
+/// | 1 | an error: no connection, a refused request, a failed download…, or a usage error |
+/// | 2 | a timeout (`--timeout`) |
 /// | 3, 4, 5 | with `--check-status`: a 3xx (not followed), 4xx or 5xx response |
 /// | 6 | more redirects than `--max-redirects` |
 enum ExitStatus {
     static let ok: Int32 = 0
     static let error: Int32 = 1
-    static let usage: Int32 = 2
+    /// httpie's: a script tells a typo (1) from a timeout (2).
+    static let usage: Int32 = 1
     static let timeout: Int32 = 2
     static let tooManyRedirects: Int32 = 6
 

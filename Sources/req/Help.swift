@@ -48,6 +48,8 @@ enum Help {
             text += "  " + column + " " + spec.help + "\n"
         }
         text += """
+          (*) over AsyncHTTPClient, when req is built with the AsyncHTTPClient trait:
+              swift build --traits AsyncHTTPClient --product req (\(Self.engine) here)
 
         examples:
           req example.org/search q==swift page==2
@@ -62,8 +64,8 @@ enum Help {
 
         exit status (httpie's numbers):
           0  a response arrived (whatever its status, without --check-status)
-          1  an error: no connection, a refused request, a failed download
-          2  a timeout (--timeout), or a usage error
+          1  an error: no connection, a refused request, a failed download, or a usage error
+          2  a timeout (--timeout)
           3, 4, 5  with --check-status: a 3xx (not followed), 4xx or 5xx response
           6  more redirects than --max-redirects
 
@@ -75,12 +77,21 @@ enum Help {
           http --sorted (default)      req keeps JSON keys in order; --sorted sorts them
           http a=1 a=2 (last wins)     req sends both: {"a":["1","2"]}
           http URL < /dev/null         req never reads /dev/null or a terminal as the body
-          http --verify no, --cert     refused: req's URLSession transport cannot (see the docs)
+          http --verify, --cert        same with the AsyncHTTPClient trait (*); refused without it
           http --download > file       same; with /dev/null as output req saves a file
           http --form / --multipart    same; req also has --plist, --query, --arrays, --bools
           req adds: --stream for events, --retry N, --session keeps --auth, -o with any output
 
         """
         return text
+    }
+
+    /// The engine this build of req sends through.
+    static var engine: String {
+        #if AsyncHTTPClient
+        "AsyncHTTPClient"
+        #else
+        "URLSession"
+        #endif
     }
 }

@@ -83,9 +83,10 @@ extension Options {
             guard let count = Int(value), count >= 0 else { throw UsageError("--max-redirects takes a count, not \"\(value)\"") }
             options.maxRedirects = count
         },
-        Spec(names: ["--verify"], value: "yes|no|PATH", help: "check the server's certificate (yes; see Documentation/CommandLine.md)") { $0.verify = $1 },
-        Spec(names: ["--cert"], value: "FILE", help: "a client certificate (see Documentation/CommandLine.md)") { $0.cert = $1 },
-        Spec(names: ["--cert-key"], value: "FILE", help: "the client certificate's private key") { $0.certKey = $1 },
+        Spec(names: ["--verify"], value: "yes|no|PATH", help: "check the server's certificate (yes), not at all (no), or against the CAs in PATH (*)") { $0.verify = $1 },
+        Spec(names: ["--cert"], value: "FILE", help: "a client certificate, PEM; its key too unless --cert-key (*)") { $0.cert = $1 },
+        Spec(names: ["--cert-key"], value: "FILE", help: "the client certificate's private key, PEM (*)") { $0.certKey = $1 },
+        Spec(names: ["--pin"], value: "sha256/BASE64", help: "accept the host's certificate only with this public key; repeatable (*)") { $0.pins.append($1) },
         Spec(names: ["--session"], value: "NAME", help: "keep cookies, headers and --auth in a session file between runs") { $0.sessionName = $1 },
         Spec(names: ["--help"], value: nil, help: "show this help") { $0.help = true; _ = $1 },
         Spec(names: ["--version"], value: nil, help: "show the version") { $0.version = true; _ = $1 },

@@ -46,6 +46,8 @@ struct Options {
     var verify: String?
     var cert: String?
     var certKey: String?
+    /// `--pin sha256/BASE64`, each a pin of the URL's host.
+    var pins: [String] = []
     var checkStatus = false
     var timeout: Double?
     var auth: String?

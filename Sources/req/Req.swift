@@ -49,14 +49,15 @@ enum Req {
         let terminal = output.isTerminal
         let printer = Printer(options, terminal: terminal)
         let parts = options.printParts ?? (options.verbose ? "HBhb" : options.offline ? "HB" : terminal ? "hb" : "b")
+        // URLSessionTransport, or AsyncHTTPClientTransport with the TLS options when req is built
+        // with the AsyncHTTPClient trait.
+        let transport = try TLSOptions.transport(options, host: url.host)
         // What the transport adds is shown offline too, as it would go out.
-        let added = URLSessionTransport.standardBehavior.addedHeaders
+        let added = transport.behavior.addedHeaders
         for name in plan.removedHeaders {
             if let value = added.value(for: name) {
                 Terminal.error("req: note: \(name): cannot be removed: the transport adds \"\(name): \(value)\" to a request without one\n")
-            } else if name.lowercased() == "user-agent" || (name.lowercased() == "content-type" && plan.request.httpBody != nil) {
-                // Not in `addedHeaders`, whose values are exact: URLSession's User-Agent names the
-                // process and its engine's version, and its label for a body depends on the engine.
+            } else if urlSessionAddsItsOwn(name, hasBody: plan.request.httpBody != nil) {
                 Terminal.error("req: note: \(name): cannot be removed: URLSession sends its own to a request without one; \(name); sends it empty\n")
             }
         }
@@ -64,7 +65,6 @@ enum Req {
             try printRequest(plan.request, parts: parts, printer: printer, output: output, followed: false, added: added)
             return ExitStatus.ok
         }
-        let transport = URLSessionTransport()
         let log = options.all ? ExchangeLog(output: output, printer: printer, parts: parts, added: added) : nil
         let session = try makeSession(options, url: url, transport: transport, cookies: store?.cookies ?? .inMemory(),
                                       monitors: log.map { [$0.monitor] } ?? [])
@@ -135,6 +135,18 @@ enum Req {
                 try output.write("\n")
             }
         }
+    }
+
+    /// Whether URLSession adds `name` to a request without it, with a value that is not in its
+    /// `addedHeaders` (whose values are exact): its User-Agent names the process and its engine's
+    /// version, and its label for a body depends on the engine. AsyncHTTPClient adds neither.
+    private static func urlSessionAddsItsOwn(_ name: String, hasBody: Bool) -> Bool {
+        #if AsyncHTTPClient
+        _ = (name, hasBody)
+        return false
+        #else
+        return name.lowercased() == "user-agent" || (name.lowercased() == "content-type" && hasBody)
+        #endif
     }
 
     static func makeSession(

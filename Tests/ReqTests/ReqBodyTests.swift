@@ -41,7 +41,7 @@ import Testing
         // An unknown extension is labelled as httpie labels a raw body: JSON, or the flag's type.
         #expect(try echo(try await req([try url("/anything"), "@notes.unknown"], in: directory)).header("Content-Type") == "application/json")
         let missing = try await req([try url("/anything"), "@nope.json"], in: directory)
-        #expect(missing.status == 2)
+        #expect(missing.status == 1)
         #expect(missing.stderr.contains("\"@nope.json\": cannot read nope.json"), "\(missing.stderr)")
     }
 
@@ -56,7 +56,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("{}".utf8).write(to: directory.appendingPathComponent("data.json"))
         let run = try await req(["--offline", "example.org"] + arguments, in: directory)
-        #expect(run.status == 2)
+        #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
@@ -99,7 +99,7 @@ import Testing
     ])
     func malformedOrClashingNamesAreUsageErrors(items: String, message: String) async throws {
         let run = try await req(["--offline", "example.org"] + items.split(separator: " ").map(String.init))
-        #expect(run.status == 2)
+        #expect(run.status == 1)
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
@@ -107,7 +107,7 @@ import Testing
         let form = try await req(["--form", try url("/anything"), "a[0]=x", "a[1]=y"])
         #expect(try echo(form).form == [["a[0]", "x"], ["a[1]", "y"]])
         let array = try await req(["--offline", "--form", "example.org", "[]=x"])
-        #expect(array.status == 2)
+        #expect(array.status == 1)
         #expect(array.stderr.contains("only JSON can send"))
     }
 }

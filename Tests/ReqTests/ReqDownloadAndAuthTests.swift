@@ -36,10 +36,10 @@ import Testing
         }
         #expect(try await req(["--check-status", "-A", "basic", "-a", "user:pass", try url("/basic-auth/user/pass")]).status == 0)
         let missing = try await req(["-A", "bearer", try url("/")])
-        #expect(missing.status == 2)
+        #expect(missing.status == 1)
         #expect(missing.stderr.contains("--auth-type needs --auth"))
         let noPassword = try await req(["-a", "user", try url("/")])
-        #expect(noPassword.status == 2)
+        #expect(noPassword.status == 1)
         #expect(noPassword.stderr.contains("--auth takes USER:PASS"))
     }
 
@@ -58,17 +58,31 @@ import Testing
         #expect(try await req(["--check-status", "--session", "s", try url("/basic-auth/user/pass")], environment: environment).status == 4)
     }
 
+    #if !AsyncHTTPClient
     @Test(arguments: [
         (["--verify", "no"], "--verify no: req's URLSession transport cannot turn off certificate checks"),
         (["--verify", "/etc/ca.pem"], "--verify /etc/ca.pem: req's URLSession transport cannot trust the certificate authorities in /etc/ca.pem"),
         (["--cert", "client.pem"], "--cert client.pem: req's URLSession transport cannot send a client certificate"),
-        (["--cert-key", "key.pem"], "--cert-key key.pem: req's URLSession transport cannot send a client certificate"),
+        (["--pin", "sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="], "--pin sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=: req's URLSession transport cannot pin a server's key"),
     ])
-    func tlsOptionsTheTransportCannotHonourAreRefused(arguments: [String], message: String) async throws {
+    func tlsOptionsTheTransportCannotHonourAreRefusedNamingTheTrait(arguments: [String], message: String) async throws {
         let run = try await req(arguments + [try url("/anything")])
-        #expect(run.status == 2)
+        #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(run.stderr.contains("build req with the AsyncHTTPClient trait for it: swift build --traits AsyncHTTPClient --product req"), "\(run.stderr)")
         #expect(try await req(["--verify", "yes", try url("/status/200")]).status == 0)
+    }
+    #endif
+
+    @Test(arguments: [
+        (["--cert-key", "key.pem"], "--cert-key needs --cert"),
+        (["--pin", "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="], "--pin takes sha256/BASE64"),
+        (["--pin", "sha256/c2hvcnQ="], "--pin takes sha256/BASE64"),
+    ])
+    func tlsOptionsThatMakeNoSenseAreRefusedInEveryBuild(arguments: [String], message: String) async throws {
+        let run = try await req(arguments + [try url("/anything")])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 }

@@ -52,7 +52,7 @@ import Testing
     @Test func aFileThatCannotBeOpenedIsAUsageError() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("req-no-such-\(UUID().uuidString)/out")
         let run = try await req(["-o", missing.path, try url("/anything")])
-        #expect(run.status == 2)
+        #expect(run.status == 1)
         #expect(run.stderr.contains(missing.path))
         #expect(run.stderr.contains("cannot open it for writing"))
         #expect(run.stdout.isEmpty)

@@ -69,7 +69,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("1".utf8).write(to: directory.appendingPathComponent("x.txt"))
         let run = try await req(["--offline", "example.org", item], in: directory, input: .pipe(Data("{}".utf8)))
-        #expect(run.status == 2)
+        #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("\"\(item)\""), "\(run.stderr)")
         #expect(run.stderr.contains("--ignore-stdin"))

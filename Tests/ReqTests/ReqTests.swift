@@ -117,22 +117,22 @@ import Testing
         #expect(run.output == "{\"a=b\":\"c\",\"x:y\":1}\n")
     }
 
-    @Test func usageErrorsExitWith2AndNameTheItem() async throws {
+    @Test func usageErrorsExitWith1AndNameTheItem() async throws {
         let bad = try await req(["example.org", "nonsense"])
-        #expect(bad.status == 2)
+        #expect(bad.status == 1)
         #expect(bad.stderr.contains("\"nonsense\""))
         #expect(bad.stderr.split(separator: "\n").count == 1)
         let badJSON = try await req(["--offline", "example.org", "n:={oops"])
-        #expect(badJSON.status == 2)
+        #expect(badJSON.status == 1)
         #expect(badJSON.stderr.contains("n:={oops"))
-        #expect(try await req(["--bogus", "example.org"]).status == 2)
+        #expect(try await req(["--bogus", "example.org"]).status == 1)
         let injected = try await req(["--offline", "example.org", "X-Test:a\r\nInjected: 1"])
-        #expect(injected.status == 2)
+        #expect(injected.status == 1)
         #expect(injected.stderr.contains("X-Test"))
         #expect(injected.stdout.isEmpty)
         let json = try await req(["--offline", "--json", "-p", "B", "example.org", "a=1"])
         #expect(json.output == "{\"a\":\"1\"}\n")
-        #expect(try await req([]).status == 2)
+        #expect(try await req([]).status == 1)
     }
 
     @Test func helpAndVersion() async throws {

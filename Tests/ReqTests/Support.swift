@@ -100,10 +100,13 @@ func reqWithoutOutput(_ arguments: [String], in directory: URL? = nil) async thr
 
 // MARK: - What the transport adds
 
-/// The headers `URLSession` adds on this platform to a request without them, which `req` shows
-/// (offline too). Written out here rather than read from the library, so that a change there shows.
+/// The headers req's transport adds to a request without them, which `req` shows (offline too):
+/// `URLSession`'s on this platform, or AsyncHTTPClient's when req is built with the trait. Written
+/// out here rather than read from the library, so that a change there shows.
 let transportHeaders: [(name: String, value: String)] = {
-    #if canImport(FoundationNetworking)
+    #if AsyncHTTPClient
+    [("Accept-Encoding", "gzip, deflate")]
+    #elseif canImport(FoundationNetworking)
     [("Accept", "*/*"), ("Accept-Encoding", "deflate, gzip, br, zstd"), ("Accept-Language", "en"), ("Connection", "keep-alive")]
     #else
     [("Accept-Encoding", "gzip, deflate, br"), ("Connection", "keep-alive")]
