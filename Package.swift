@@ -90,14 +90,14 @@ let package = Package(
             path: "Benchmarks"
         ),
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
-        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "hostile_server.py", "tls_server.py", "h2_server.py", "make_certificates.sh"]),
+        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
         // Where the tests run: a trait that puts computing suites behind the timing-sensitive ones
         // and threads off the cooperative pool (it imports Testing, so no product links it).
         .target(name: "TestScheduling", path: "Tests/Scheduling"),
         .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture", "TestScheduling"]),
         // Runs URLSessionTransport against TLS servers on loopback, in a mount namespace whose
         // system trust store holds the test CA (the only store FoundationNetworking reads).
-        .executableTarget(name: "URLSessionProbe", dependencies: ["Requests"], path: "Tests/URLSessionProbe"),
+        .executableTarget(name: "URLSessionProbe", dependencies: ["Requests", "TransportContract"], path: "Tests/URLSessionProbe"),
         .testTarget(
             name: "RequestsTests",
             dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling", "RequestsTesting", "URLSessionProbe"]

@@ -32,6 +32,9 @@ public final class TLSServer: Sendable {
         /// hypercorn with `server.pem`: HTTP/2 by ALPN (HTTP/1.1 otherwise), closing connections
         /// idle for `keepAlive` seconds without a GOAWAY.
         case http2(keepAlive: Double)
+        /// `sse_server.py`: endless server-sent events from sse-starlette on hypercorn, HTTP/2 by
+        /// ALPN, or HTTP/1.1 only; it reports when it saw each stream's client go.
+        case serverSentEvents(http1Only: Bool)
 
         public var description: String {
             switch self {
@@ -40,6 +43,7 @@ public final class TLSServer: Sendable {
             case .wrongHost: "wrong-host"
             case .clientCertificateRequired: "client-certificate-required"
             case .http2(let keepAlive): "http2 (keep-alive \(keepAlive) s)"
+            case .serverSentEvents(let http1Only): http1Only ? "server-sent events over HTTP/1.1" : "server-sent events over HTTP/2"
             }
         }
 
@@ -55,6 +59,7 @@ public final class TLSServer: Sendable {
             case .clientCertificateRequired:
                 ("tls_server.py", serving("server") + ["--client-ca", certificates.path("client-ca.pem")])
             case .http2(let keepAlive): ("h2_server.py", serving("server") + ["--keep-alive", "\(keepAlive)"])
+            case .serverSentEvents(let http1Only): ("sse_server.py", serving("server") + (http1Only ? ["--http1"] : []))
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackFixture
 import Testing
+import TransportContract
 
 #if os(Linux)
 
@@ -22,6 +23,24 @@ struct URLSessionTLSTests {
         #expect(result["ended"] == "true", "the server went on sending after the reader left: \(result)")
         #expect(result["disconnected"] == "true", "\(result)")
         #expect(Int(result["sent"] ?? "") ?? 200 < 200, "\(result)")
+    }
+
+    /// Against sse-starlette on hypercorn, which learns that a client left only the ASGI way (an
+    /// RST_STREAM or a closed connection), and is asked over a session of its own: every way of
+    /// leaving, every way of reading, over HTTP/2 and HTTP/1.1, ends the transfer at the server
+    /// within a second (the stream's own timeout is 10 s).
+    @Test(arguments: StreamLeaving.allCases, StreamView.allCases)
+    func leavingAStreamEndsItAtTheServer(_ how: StreamLeaving, _ view: StreamView) async throws {
+        for http1Only in [false, true] {
+            let server = try await TLSServer.shared(.serverSentEvents(http1Only: http1Only))
+            try await retryingWhenLate { _ in
+                let result = try await TrustingProbe.run(["leave-stream", how.rawValue, view.rawValue, server.url("")])
+                #expect(result["version"] == (http1Only ? "1.1" : "2"), "\(result)")
+                #expect(result["disconnected"] == "true", "the server went on streaming after the reader left: \(result)")
+                let after = Double(result["after"] ?? "") ?? .infinity
+                guard after < 1 else { throw FixtureError("the server saw the reader go \(after) s after it left: \(result)") }
+            }
+        }
     }
 
     @Test func anHTTP2StreamEndsWhenItsSilenceOutlastsTheIdleLimit() async throws {

@@ -8,6 +8,9 @@
 //     URLSessionProbe idle-reuse <base URL> <rounds> <gap seconds>
 //                                               one request per round, gap + 0…60 ms apart
 //     URLSessionProbe get <URL>                 one GET, and how it ended
+//     URLSessionProbe leave-stream <how> <view> <base URL>
+//                                               sse_server.py's endless events, left as <how>
+//                                               says (StreamLeaving), read as <view> (StreamView)
 //
 // Each prints one line of `name=value` fields (values without spaces) for the test to check; a
 // check that cannot run at all exits with status 2 and the reason on standard error.
@@ -16,6 +19,7 @@
 
 import Foundation
 import Requests
+import TransportContract
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -155,7 +159,17 @@ do {
         }
         line = try await idleReuse(arguments[2], rounds: rounds, gap: gap)
     case ("get", 3): line = try await get(arguments[2])
-    default: throw ProbeError(description: "usage: URLSessionProbe leave-loop|cancel-task|silence|idle-reuse|get …")
+    case ("leave-stream", 5):
+        guard let how = StreamLeaving(rawValue: arguments[2]), let view = StreamView(rawValue: arguments[3]) else {
+            throw ProbeError(description: "leave-stream takes one of \(StreamLeaving.allCases) and one of \(StreamView.allCases)")
+        }
+        // The stream over the default transport; the server asked over a session of its own.
+        let session = Session()
+        let observer = Session()
+        line = try await StreamLeavingCheck.run(how, reading: view, base: arguments[4], session: session, observer: observer).description
+        try await session.shutdown()
+        try await observer.shutdown()
+    default: throw ProbeError(description: "usage: URLSessionProbe leave-loop|cancel-task|silence|idle-reuse|get|leave-stream …")
     }
     print(line)
 } catch {

@@ -140,6 +140,9 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
         }
         let (headWaiting, waiting) = locked {
             if end == nil { end = .some(error) }
+            // The task keeps its URLSession alive; over Linux's per-transfer session, that
+            // session's release is what closes the transfer's connection.
+            task = nil
             defer { headWaiter = nil; waiter = nil }
             return (headWaiter, waiter)
         }
@@ -270,7 +273,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
             buffered = 0
             spill?.close()
             spill = nil
-            defer { headWaiter = nil; waiter = nil }
+            defer { headWaiter = nil; waiter = nil; self.task = nil }
             return (end == nil ? self.task : nil, headWaiter, waiter)
         }
         headWaiting?.resume(throwing: CancellationError())

@@ -20,6 +20,17 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let tasks = Guarded<[Int: Entry]>([:])
+    /// Whether the delegate's session carries one transfer and is invalidated when it completes
+    /// (``URLSessionTransport``'s per-transfer sessions on Linux).
+    private let invalidatesSessionWhenDone: Bool
+
+    /// Creates the delegate of a session.
+    ///
+    /// - Parameter invalidatesSessionWhenDone: Whether the session carries one transfer and is
+    ///   invalidated when it completes, so that it is released and closes its connection.
+    init(invalidatesSessionWhenDone: Bool = false) {
+        self.invalidatesSessionWhenDone = invalidatesSessionWhenDone
+    }
 
     /// Starts feeding `buffer` from `task`; call before the task is resumed.
     func register(_ task: URLSessionTask, buffer: StreamBuffer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
@@ -58,6 +69,11 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if invalidatesSessionWhenDone {
+            // Its one task is over: once invalidated, the session lets go of this delegate and,
+            // released by the task's last holder, of its connection.
+            session.finishTasksAndInvalidate()
+        }
         guard let entry = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let spooled = entry.spooled {
             try? FileManager.default.removeItem(at: spooled)

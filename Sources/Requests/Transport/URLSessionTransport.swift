@@ -148,16 +148,23 @@ public struct URLSessionTransport: Transport {
         _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
     ) async throws -> (ResponseHead, ResponseBody) {
         let buffer = StreamBuffer(request: urlRequest, limit: streamBufferLimit)
+        var carrier = (session: session, delegate: delegate)
+        #if canImport(FoundationNetworking)
+        if !request.readsBodyWhole {
+            carrier = transferSession()
+        }
+        #endif
         let task = try closed.withLock { closed -> URLSessionTask in
             guard !closed else {
+                if carrier.session !== session { carrier.session.invalidateAndCancel() }
                 throw TransportError(.other, detail: "the transport was shut down")
             }
             if let upload {
-                return session.uploadTask(with: urlRequest, fromFile: upload)
+                return carrier.session.uploadTask(with: urlRequest, fromFile: upload)
             }
-            return session.dataTask(with: urlRequest)
+            return carrier.session.dataTask(with: urlRequest)
         }
-        delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
+        carrier.delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
         buffer.start(task)
         request.handle.onCancel { buffer.cancel() }
         do {
@@ -168,6 +175,26 @@ public struct URLSessionTransport: Transport {
             throw error
         }
     }
+
+    #if canImport(FoundationNetworking)
+    /// A session of its own for one streamed transfer (a `stream` or `download` call), with the
+    /// transport's configuration and a delegate that invalidates it when the transfer completes.
+    ///
+    /// Over HTTP/2, libcurl (7.88, Debian 12's) answers a cancelled transfer by queueing an
+    /// RST_STREAM that it writes only when the connection next carries a request: a reader who
+    /// left an endless stream would leave the server streaming until the call's timeout. Nothing
+    /// in FoundationNetworking's API closes one connection or flushes that frame; releasing the
+    /// `URLSession` does (its libcurl handle is cleaned up, closing its connections). So a
+    /// transfer read as it comes, which a reader may leave, gets a connection of its own, closed
+    /// when the transfer ends: the server sees the disconnect within milliseconds. The cost is a
+    /// connection (and a TLS handshake) per streamed transfer; requests read whole share the
+    /// transport's session and its pooled connections.
+    private func transferSession() -> (session: URLSession, delegate: TaskDelegate) {
+        let delegate = TaskDelegate(invalidatesSessionWhenDone: true)
+        let session = URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: InlineQueue())
+        return (session, delegate)
+    }
+    #endif
 
     /// Whether `error` is libcurl's report of an HTTP/2 stream on a connection the server had
     /// already closed (its keep-alive ran out while the connection was idle in the pool).
