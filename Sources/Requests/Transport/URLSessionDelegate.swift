@@ -5,7 +5,8 @@ import FoundationNetworking
 
 // MARK: - TaskDelegate
 
-/// The one delegate of a ``URLSessionTransport``'s session: it finds each task's
+/// The delegate of a ``URLSessionTransport``'s session (and, on Linux, of each streamed
+/// transfer's session of its own): it finds each task's
 /// ``StreamBuffer`` by the task's identifier and feeds it; declines redirects and authentication
 /// challenges, which the session's pipeline handles; reports upload progress.
 ///

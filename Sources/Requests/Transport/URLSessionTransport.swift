@@ -7,8 +7,9 @@ import FoundationNetworking
 
 /// A ``Transport`` backed by `URLSession`, on Apple platforms and on Linux (FoundationNetworking).
 ///
-/// Over a session it makes itself, every request is one task of that one `URLSession`, whose one
-/// delegate feeds each task's body to its reader (holding the network back when the reader is
+/// Over a session it makes itself, every request is one task of that one `URLSession` (on Linux,
+/// a `stream` or `download` call gets a `URLSession` of its own, so that leaving it closes its
+/// connection: see `Documentation/Streaming.md`), whose delegate feeds each task's body to its reader (holding the network back when the reader is
 /// behind, see ``streamBufferLimit``), reports upload progress, returns redirects unfollowed and
 /// declines authentication challenges, so that a 401 reaches the pipeline as a response. Its
 /// `URLSession` keeps no cookies and enforces no timeout of its own; the ``Session`` does both.
