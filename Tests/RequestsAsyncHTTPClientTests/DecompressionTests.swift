@@ -59,9 +59,9 @@ import FoundationNetworking
     }
 
     /// 200 MB of zeros, gzipped to about 200 KB by the server as it sends them: the default limit
-    /// (100 times the compressed size) stops the body at its first chunks, and resident memory
-    /// stays far below the inflated size (the bound is half of it, since the tests that start
-    /// beside this one allocate some megabytes of their own).
+    /// (100 times the compressed size) stops the body at its first chunks, fewer than 10 MB
+    /// decoded. The process's resident memory is printed, not bounded: with the whole suite in the
+    /// same process (`swift test --traits AsyncHTTPClient`), other tests move it by as much.
     @Test func aDecompressionBombFailsAtTheDefaultLimitQuicklyAndInLittleMemory() async throws {
         try await withTransport { transport in
             let session = Session(transport: transport, cookies: .none)
@@ -87,9 +87,6 @@ import FoundationNetworking
             #expect(error?.description.contains("decompression limit") == true, "\(String(describing: error))")
             #expect(inTime, "the bomb \(took)")
             #expect(received < 10_000_000, "\(received) bytes were decoded before the limit stopped the body")
-            if let before {
-                #expect(peak - before < inflated / 2, "resident memory grew from \(megabytes(before)) to \(megabytes(peak))")
-            }
         }
     }
 
