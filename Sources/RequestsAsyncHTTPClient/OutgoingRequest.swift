@@ -71,11 +71,11 @@ extension TransportRequest {
         let fields = urlRequest.allHTTPHeaderFields ?? [:]
         headers.reserveCapacity(fields.count + 1)
         for (name, value) in fields {
-            if Self.namesMatch(name, "Content-Length") {
+            if Requests.HTTPHeaders.namesMatch(name, "Content-Length") {
                 // The engine writes the framing from the body; a declared length stands for a
                 // stream of unknown length.
                 declaredLength = Int64(value)
-            } else if !Self.namesMatch(name, "Transfer-Encoding") {
+            } else if !Requests.HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
                 headers.add(name: name, value: value)
             }
         }
@@ -83,23 +83,6 @@ extension TransportRequest {
             headers.add(name: "Accept-Encoding", value: acceptEncoding)
         }
         return (headers, declaredLength)
-    }
-
-    /// ASCII case-insensitive equality, without the lowercased copy per header: bytes equal, or
-    /// the same letter in another case.
-    static func namesMatch(_ name: String, _ known: StaticString) -> Bool {
-        guard name.utf8.count == known.utf8CodeUnitCount else { return false }
-        return known.withUTF8Buffer { known in
-            var index = 0
-            for byte in name.utf8 {
-                let other = known[index]
-                index += 1
-                guard byte == other || (byte | 0x20 == other | 0x20 && (other | 0x20) >= UInt8(ascii: "a") && (other | 0x20) <= UInt8(ascii: "z")) else {
-                    return false
-                }
-            }
-            return true
-        }
     }
 }
 

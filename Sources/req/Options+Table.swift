@@ -68,9 +68,9 @@ extension Options {
             guard let seconds = Double(value), seconds > 0, seconds.isFinite else { throw UsageError("--timeout takes a positive number of seconds, not \"\(value)\"") }
             options.timeout = seconds
         },
-        Spec(names: ["--auth", "-a"], value: "USER:PASS|TOKEN", help: "credentials: USER:PASS for basic, TOKEN for --auth-type bearer") { $0.auth = $1 },
-        Spec(names: ["--auth-type", "-A"], value: "basic|bearer", help: "how --auth is sent (basic)") { options, value in
-            guard let type = AuthType(rawValue: value) else { throw UsageError("--auth-type takes basic or bearer, not \"\(value)\"") }
+        Spec(names: ["--auth", "-a"], value: "USER:PASS|TOKEN", help: "credentials: USER:PASS for basic and digest, TOKEN for --auth-type bearer") { $0.auth = $1 },
+        Spec(names: ["--auth-type", "-A"], value: "basic|digest|bearer", help: "how --auth is sent (basic)") { options, value in
+            guard let type = AuthType(rawValue: value) else { throw UsageError("--auth-type takes basic, digest or bearer, not \"\(value)\"") }
             options.authType = type
         },
         Spec(names: ["--bearer"], value: "TOKEN", help: "send Authorization: Bearer TOKEN (--auth-type bearer --auth TOKEN)") { $0.bearer = $1 },

@@ -22,7 +22,7 @@ struct Options {
 
     /// `--auth-type`.
     enum AuthType: String {
-        case basic, bearer
+        case basic, bearer, digest
     }
 
     var method: String?
@@ -132,9 +132,9 @@ struct Options {
         }
         if let auth {
             switch authType ?? .basic {
-            case .basic:
+            case .basic, .digest:
                 guard auth.contains(":") else {
-                    throw UsageError("--auth takes USER:PASS for basic authentication, not \"\(auth)\" (req does not prompt for a password)")
+                    throw UsageError("--auth takes USER:PASS for \((authType ?? .basic).rawValue) authentication, not \"\(auth)\" (req does not prompt for a password)")
                 }
             case .bearer:
                 guard !auth.isEmpty else { throw UsageError("--auth takes a token with --auth-type bearer") }

@@ -156,11 +156,14 @@ enum Req {
         if options.retries > 0 {
             interceptors.append(RetryPolicy(maxAttempts: options.retries + 1))
         }
-        if options.authType ?? .basic == .basic, let auth = options.auth, let colon = auth.firstIndex(of: ":") {
+        let authType = options.authType ?? .basic
+        if authType != .bearer, let auth = options.auth, let colon = auth.firstIndex(of: ":") {
             guard let origin = Origin(url) else { throw UsageError("--auth needs a URL with a host") }
-            interceptors.append(try BasicAuthentication(
-                username: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]), scope: .origins([origin])
-            ))
+            let (username, password) = (String(auth[..<colon]), String(auth[auth.index(after: colon)...]))
+            // Only to the URL's origin, as httpie: never to a host a redirect leads to.
+            interceptors.append(authType == .digest
+                ? try DigestAuthentication(username: username, password: password, scope: .origins([origin]))
+                : try BasicAuthentication(username: username, password: password, scope: .origins([origin])))
         }
         return Session(
             transport: transport,

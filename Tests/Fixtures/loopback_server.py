@@ -37,6 +37,14 @@ Endpoints:
   /basic-auth/<user>/<pass>
                     200 {"authenticated": true, "user": <user>} for matching Basic
                     credentials, else 401 {"authenticated": false} with a Basic challenge
+  /digest-auth/<qop>/<user>/<pass>/<algorithm>
+                    HTTP Digest (RFC 7616), its realm "loopback": 200 {"authenticated": true,
+                    "user", "nc", "algorithm", "challenges"} for a right answer to a nonce it
+                    issued, else 401 with a fresh challenge (and stale=true when the answer was
+                    right but its nonce is past ?stale_after=<n> uses); qop "auth" or "none"
+                    (RFC 2069: no qop); algorithm MD5, MD5-sess, SHA-256, SHA-256-sess, or "both"
+                    (an MD5 and a SHA-256 challenge, MD5 first); "challenges" counts the 401s
+                    sent for that user (also in the 401's body, {"authenticated": false, "challenges"})
   /bearer/<realm>   200 {"token": <token>} for "Authorization: Bearer <valid token>", else
                     401 {"error": "invalid_token"} with a Bearer challenge; the valid token
                     starts as "<realm>-0"; ?hold=<n> holds each 401 until n of them are
@@ -109,6 +117,8 @@ import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
+import os
 import zlib
 
 FIXED_JSON = {"slideshow": {"title": "Sample", "slides": [{"title": "One"}, {"title": "Two"}]}}
@@ -202,6 +212,12 @@ def disposition_parameter(disposition, name):
     if not match:
         return None
     return match.group(1).replace("%22", '"').replace("%0D", "\r").replace("%0A", "\n")
+
+
+# Digest nonces issued: nonce -> the highest nonce count answered (0 before any); challenges per user.
+DIGEST_LOCK = threading.Lock()
+DIGEST_NONCES = {}
+DIGEST_CHALLENGES = {}
 
 
 class MultipartParser:
@@ -450,6 +466,61 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_json({"authenticated": True, "user": user})
         self.send(401, json.dumps({"authenticated": False}).encode(), "application/json",
                   [("WWW-Authenticate", 'Basic realm="loopback", charset="UTF-8"')])
+
+    def digest_auth(self, qop, user, password, algorithm):
+        query = self.query()
+        stale_after = int(query.get("stale_after") or 0)
+        realm = "loopback"
+        offered = ["MD5", "SHA-256"] if algorithm == "both" else [algorithm]
+        hashes = {"MD5": hashlib.md5, "SHA-256": hashlib.sha256}
+        answer = self.headers.get("Authorization", "")
+        stale = False
+        if answer.startswith("Digest "):
+            fields = urllib.request.parse_keqv_list(urllib.request.parse_http_list(answer[len("Digest "):]))
+            named = fields.get("algorithm", "MD5")
+            base = named.upper().replace("-SESS", "")
+            hash_name = {"MD5": "MD5", "SHA-256": "SHA-256"}.get(base)
+            nonce = fields.get("nonce", "")
+            with DIGEST_LOCK:
+                uses = DIGEST_NONCES.get(nonce)
+            if hash_name and named.upper() in [a.upper() for a in offered] and uses is not None:
+                def h(text):
+                    return hashes[hash_name](text.encode("utf-8")).hexdigest()
+                ha1 = h(f"{user}:{realm}:{password}")
+                if named.upper().endswith("-SESS"):
+                    ha1 = h(f"{ha1}:{nonce}:{fields.get('cnonce', '')}")
+                ha2 = h(f"{self.command}:{fields.get('uri', '')}")
+                if qop == "none":
+                    expected = h(f"{ha1}:{nonce}:{ha2}")
+                else:
+                    expected = h(f"{ha1}:{nonce}:{fields.get('nc', '')}:{fields.get('cnonce', '')}:{fields.get('qop', '')}:{ha2}")
+                count = int(fields.get("nc", "0") or "0", 16) if qop != "none" else uses + 1
+                right = (fields.get("username") == user and fields.get("uri") == self.path
+                         and fields.get("response") == expected and count > uses
+                         and (qop == "none" or fields.get("qop") == "auth"))
+                if right and stale_after and uses >= stale_after:
+                    stale = True
+                elif right:
+                    with DIGEST_LOCK:
+                        DIGEST_NONCES[nonce] = count
+                        challenges = DIGEST_CHALLENGES.get(user, 0)
+                    return self.send_json({"authenticated": True, "user": user, "nc": fields.get("nc"),
+                                           "algorithm": named, "challenges": challenges})
+        headers = []
+        for name in offered:
+            nonce = base64.b64encode(os.urandom(18)).decode("ascii")
+            with DIGEST_LOCK:
+                DIGEST_NONCES[nonce] = 0
+            parts = [f'realm="{realm}"', f'nonce="{nonce}"', 'opaque="0pa9ue"', f"algorithm={name}"]
+            if qop != "none":
+                parts.append('qop="auth"')
+            if stale:
+                parts.append("stale=true")
+            headers.append(("WWW-Authenticate", "Digest " + ", ".join(parts)))
+        with DIGEST_LOCK:
+            DIGEST_CHALLENGES[user] = DIGEST_CHALLENGES.get(user, 0) + 1
+            challenges = DIGEST_CHALLENGES[user]
+        self.send(401, json.dumps({"authenticated": False, "challenges": challenges}).encode(), "application/json", headers)
 
     def bearer(self, realm, action):
         query = self.query()
@@ -806,6 +877,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             user = urllib.parse.unquote(segments[0])
             password = urllib.parse.unquote(segments[1]) if len(segments) > 1 else ""
             self.basic_auth(user, password)
+        elif head == "digest-auth" and len(parts) == 5:
+            self.digest_auth(arg, urllib.parse.unquote(arg2), urllib.parse.unquote(parts[3]), parts[4])
         elif head == "bearer" and len(parts) in (2, 3):
             self.bearer(arg, arg2)
         elif head == "slow-count" and len(parts) == 3 and re.fullmatch(r"\d+(\.\d*)?", arg2):

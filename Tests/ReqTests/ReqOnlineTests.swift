@@ -96,6 +96,18 @@ import Testing
         #expect(try await req(["--check-status", "--bearer", "wrong", try url("/bearer/\(realm)")]).status == 4)
     }
 
+    @Test func digestAuthentication() async throws {
+        for algorithm in ["MD5", "SHA-256"] {
+            let run = try await req(["--check-status", "-A", "digest", "-a", "user:pass", try url("/digest-auth/auth/user/pass/\(algorithm)")])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.output.contains("\"authenticated\": true"), "\(run.output)")
+        }
+        #expect(try await req(["--check-status", "-A", "digest", "-a", "user:wrong", try url("/digest-auth/auth/user/pass/MD5")]).status == 4)
+        let missing = try await req(["-A", "digest", "-a", "user", try url("/digest-auth/auth/user/pass/MD5")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("--auth takes USER:PASS for digest authentication"), "\(missing.stderr)")
+    }
+
     @Test func retry() async throws {
         let key = "req-\(UUID().uuidString.prefix(6))"
         #expect(try await req(["--check-status", try url("/flaky/\(key)/2")]).status == 5)

@@ -65,46 +65,70 @@ import FoundationNetworking
     /// head only): the call ends, and a body sequence still waiting for its next chunk is
     /// stopped then (its task cancelled), not left waiting for a chunk nobody will send.
     @Test(.timeLimit(.minutes(1))) func aSequenceWaitingForItsNextChunkIsStoppedWhenTheServerAnswersFirst() async throws {
-        let (stopped, stop) = AsyncStream<Void>.makeStream()
-        let chunks = AsyncStream<Data> { continuation in
-            continuation.onTermination = { _ in
-                stop.yield()
-                stop.finish()
-            }
-            continuation.yield(Data("the first chunk; the second never comes".utf8))
-        }
+        let body = WaitingBody(first: "the first chunk; the second never comes")
         let hostile = try hostileServer()
         try await withTransport { transport in
-            let upload = Session(transport: transport, cookies: .none).upload(.stream(chunks, length: nil), to: hostile.baseURL.appendingPathComponent("ok"))
+            let upload = Session(transport: transport, cookies: .none).upload(.stream(body.chunks, length: nil), to: hostile.baseURL.appendingPathComponent("ok"))
             let outcome = await capture { try await upload.response() }
             print("answered before the body was read: \(outcome.map(\.statusCode))")
-            // The sequence's end is awaited, not polled: were it never stopped, the time limit
-            // would cancel the wait, and `next()` return `nil`.
-            var ended = stopped.makeAsyncIterator()
-            #expect(await ended.next() != nil)
+            await body.expectStoppedIfWaiting()
         }
     }
 
     /// An empty 413 before any of the body while the body's sequence waits for a chunk that
     /// never comes: the call ends with the 413, and the sequence is stopped.
     @Test(.timeLimit(.minutes(1))) func anEarlyEmptyAnswerEndsTheCallWhileTheBodyWaits() async throws {
-        let (stopped, stop) = AsyncStream<Void>.makeStream()
-        let chunks = AsyncStream<Data> { continuation in
-            continuation.onTermination = { _ in
-                stop.yield()
-                stop.finish()
-            }
-            continuation.yield(Data("one chunk, then nothing".utf8))
-        }
+        let body = WaitingBody(first: "one chunk, then nothing")
         let hostile = try hostileServer()
         try await withTransport { transport in
-            let upload = Session(transport: transport, cookies: .none).upload(.stream(chunks, length: nil), to: hostile.baseURL.appendingPathComponent("too-large"))
+            let upload = Session(transport: transport, cookies: .none).upload(.stream(body.chunks, length: nil), to: hostile.baseURL.appendingPathComponent("too-large"))
             let outcome = await capture { try await upload.response() }
             print("an empty 413 before the body: \(outcome.map(\.statusCode))")
             #expect((try? outcome.get().statusCode) == 413, "\(outcome)")
-            var ended = stopped.makeAsyncIterator()
-            #expect(await ended.next() != nil)
+            await body.expectStoppedIfWaiting()
         }
+    }
+}
+
+/// A body sequence that gives one chunk, then waits for a second that never comes, until the
+/// task pulling it is cancelled.
+///
+/// The engine may get the server's answer before it has asked for any of the body (it writes the
+/// body from a task of its own, which a quick answer can beat): then no pull waits, and nothing
+/// needs stopping; a pull it starts later is stopped as it starts. Once a pull waits, its
+/// cancellation is awaited, not polled: were it never stopped, the test's time limit would end it.
+final class WaitingBody: Sendable {
+    private let pulls = Guarded(0)
+    private let stopped: AsyncStream<Void>
+    let chunks: AsyncStream<Data>
+
+    init(first: String) {
+        let (stopped, stop) = AsyncStream<Void>.makeStream()
+        let pulls = self.pulls
+        self.stopped = stopped
+        self.chunks = AsyncStream(unfolding: {
+            let pull = pulls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if pull == 1 { return Data(first.utf8) }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(3600))
+            }
+            return nil
+        }, onCancel: {
+            stop.yield()
+            stop.finish()
+        })
+    }
+
+    /// Awaits the waiting pull's cancellation when one began; says which case the run met.
+    func expectStoppedIfWaiting() async {
+        let count = pulls.withLock { $0 }
+        print("the body was pulled \(count) time(s) before the answer")
+        guard count >= 2 else { return }
+        var ended = stopped.makeAsyncIterator()
+        #expect(await ended.next() != nil, "a pull waiting for the body's next chunk was never stopped")
     }
 }
 #endif

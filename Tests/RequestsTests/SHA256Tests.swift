@@ -1,11 +1,10 @@
-#if AsyncHTTPClient
 import Foundation
 import LoopbackFixture
 import Testing
 
-@testable import RequestsAsyncHTTPClient
+import Requests
 
-/// The SHA-256 behind certificate pins, against FIPS 180-4's vectors and `openssl dgst` around
+/// The SHA-256 behind certificate pins and digest authentication, against FIPS 180-4's vectors and `openssl dgst` around
 /// the padding's block edges.
 @Suite struct SHA256Tests {
     @Test(arguments: [
@@ -41,4 +40,3 @@ import Testing
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
-#endif
