@@ -103,7 +103,7 @@ struct DigestChallenge: Sendable, Equatable {
                     if let current, isDigest { challenges.append(current) }
                     isDigest = item[..<space].lowercased() == "digest"
                     current = DigestChallenge()
-                    parameter = String(item[item.index(after: space)...]).trimmingSpaces
+                    parameter = String(item[item.index(after: space)...]).trimmingCharacters(in: .whitespaces)
                 } else if !item.contains("=") {
                     if let current, isDigest { challenges.append(current) }
                     isDigest = item.lowercased() == "digest"
@@ -111,8 +111,8 @@ struct DigestChallenge: Sendable, Equatable {
                     continue
                 }
                 guard isDigest, let equals = parameter.firstIndex(of: "=") else { continue }
-                let name = parameter[..<equals].trimmingSpaces.lowercased()
-                let value = Self.unquoted(parameter[parameter.index(after: equals)...].trimmingSpaces)
+                let name = parameter[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+                let value = Self.unquoted(parameter[parameter.index(after: equals)...].trimmingCharacters(in: .whitespaces))
                 current?.set(name, value)
             }
             if let current, isDigest { challenges.append(current) }
@@ -126,7 +126,7 @@ struct DigestChallenge: Sendable, Equatable {
         case "nonce": nonce = value
         case "opaque": opaque = value
         case "algorithm": algorithm = value
-        case "qop": qop = value.split(separator: ",").map { $0.trimmingSpaces.lowercased() }.filter { !$0.isEmpty }
+        case "qop": qop = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         case "stale": stale = value.lowercased() == "true"
         case "userhash": userhash = value.lowercased() == "true"
         default: break
@@ -147,13 +147,13 @@ struct DigestChallenge: Sendable, Equatable {
             } else if character == "\"" {
                 quoted.toggle()
             } else if character == ",", !quoted {
-                items.append(item.trimmingSpaces)
+                items.append(item.trimmingCharacters(in: .whitespaces))
                 item = ""
                 continue
             }
             item.append(character)
         }
-        items.append(item.trimmingSpaces)
+        items.append(item.trimmingCharacters(in: .whitespaces))
         return items.filter { !$0.isEmpty }
     }
 
@@ -203,14 +203,4 @@ func hex(_ bytes: [UInt8]) -> String {
         result.append(digits[Int(byte & 0xF)])
     }
     return String(decoding: result, as: UTF8.self)
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-        return String(slice)
-    }
 }
