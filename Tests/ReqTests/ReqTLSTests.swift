@@ -55,7 +55,9 @@ import Testing
         #expect(with.output.contains("requests-test-client"), "\(with.output)")
 
         // One file holding both the certificate and its key, as httpie's --cert takes it.
-        let both = try temporaryDirectory().appendingPathComponent("client-and-key.pem")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let both = directory.appendingPathComponent("client-and-key.pem")
         let joined = try Data(contentsOf: URL(fileURLWithPath: certificates.path("client.pem")))
             + Data(contentsOf: URL(fileURLWithPath: certificates.path("client.key")))
         try joined.write(to: both)
