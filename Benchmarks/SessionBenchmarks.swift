@@ -73,8 +73,8 @@ struct SessionBenchmarks {
             consume(try response.validate().decode(Item.self, decoder: decoder))
         }
         // The same request done by hand: `URLComponents` with query items, a `URLRequest` with the
-        // same headers, the same in-memory transport call, the body read, the status checked and
-        // `JSONDecoder`.
+        // same headers, handed to the same in-memory transport as code holding a `URLRequest`
+        // does (`OutgoingRequest(_:)`), the body read, the status checked and `JSONDecoder`.
         let byHand: () async throws -> Void = {
             guard var components = URLComponents(string: "https://api.example.com/v1/items") else { throw URLError(.badURL) }
             components.queryItems = [
@@ -88,7 +88,7 @@ struct SessionBenchmarks {
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             request.setValue("bench", forHTTPHeaderField: "X-Client")
             request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
-            let (head, responseBody) = try await transport.send(TransportRequest(request))
+            let (head, responseBody) = try await transport.send(TransportRequest(try OutgoingRequest(request)))
             let data = try await responseBody.collect()
             guard (200..<300).contains(head.statusCode) else { throw URLError(.badServerResponse) }
             consume(try decoder.decode(Item.self, from: data))

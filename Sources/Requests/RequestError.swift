@@ -53,11 +53,46 @@ public struct RequestError: Error, CustomStringConvertible, LocalizedError {
         underlyingError: (any Error)? = nil,
         transportErrorKind: TransportError.Kind? = nil
     ) {
+        let method = request?.method ?? (request == nil ? response?.outgoingRequest.method : nil)
+        let url = request?.url ?? (request == nil ? response?.outgoingRequest.url : nil)
+        self.init(code, method: method, url: url, response: response, detail: detail, underlyingError: underlyingError,
+                  transportErrorKind: transportErrorKind)
+    }
+
+    /// Creates an error about a request value.
+    ///
+    /// - Parameters:
+    ///   - code: What failed.
+    ///   - request: The request involved.
+    ///   - response: The response involved, if one arrived.
+    ///   - detail: More about the failure.
+    ///   - underlyingError: The error that caused this one.
+    ///   - transportErrorKind: For a transport failure, its kind.
+    public init(
+        _ code: Code,
+        request: OutgoingRequest,
+        response: Response? = nil,
+        detail: String = "",
+        underlyingError: (any Error)? = nil,
+        transportErrorKind: TransportError.Kind? = nil
+    ) {
+        self.init(code, method: request.method, url: request.url, response: response, detail: detail,
+                  underlyingError: underlyingError, transportErrorKind: transportErrorKind)
+    }
+
+    init(
+        _ code: Code,
+        method: HTTPMethod?,
+        url: URL?,
+        response: Response? = nil,
+        detail: String = "",
+        underlyingError: (any Error)? = nil,
+        transportErrorKind: TransportError.Kind? = nil
+    ) {
         self.transportErrorKind = transportErrorKind
         self.code = code
-        let request = request ?? response?.request
-        self.method = request?.method
-        self.url = request?.url
+        self.method = method
+        self.url = url
         self.response = response
         self.detail = detail
         self.underlyingError = underlyingError

@@ -16,11 +16,12 @@ struct EntryDraft: Sendable {
     let contentType: String
     let startedDateTime: String
 
-    init(request: URLRequest, started: Date, redaction: Redaction) {
-        method = request.httpMethod ?? "GET"
-        let url = request.url.map(redaction.url)
+    init(request: OutgoingRequest, started: Date, redaction: Redaction) {
+        method = request.method.rawValue
+        let url: URL? = redaction.url(request.url)
         self.url = url?.absoluteString ?? ""
-        let fields = HTTPHeaders(request.allHTTPHeaderFields ?? [:]).sorted()
+        // As they went out: in order, `Cookie` fields joined into one.
+        let fields = request.headers.wireFields
         headers = fields.map { HAR.NameValue(name: $0.name, value: redaction.value(of: $0)) }
         queryString = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems }?
             .map { HAR.NameValue(name: $0.name, value: $0.value ?? "") } ?? []

@@ -6,32 +6,43 @@ import Requests
 
 // MARK: - RecordedRequest
 
-/// One request as a test double received it: method, URL, headers and the whole body.
+/// One request as a test double received it: the request value and the whole body.
 public struct RecordedRequest: Sendable, CustomStringConvertible {
-    /// The method.
-    public let method: HTTPMethod
-    /// The URL.
-    public let url: URL
-    /// The headers, sorted by name.
-    public let headers: HTTPHeaders
+    /// The request as the pipeline built it: method, target, header fields in order, options.
+    public let request: OutgoingRequest
     /// The whole body: the bytes, the file's contents, or every chunk of a streamed body.
     public let body: Data
-    /// The request as the pipeline built it (its `httpBody` is `nil` for a file or stream body).
-    public let urlRequest: URLRequest
+
+    /// The method.
+    public var method: HTTPMethod { request.method }
+    /// The URL.
+    public var url: URL { request.url }
+    /// The header fields in the order they were sent; a name may repeat.
+    public var headers: HTTPHeaders { request.headers }
+    /// The request as a `URLRequest`, made when asked for (repeated fields joined; its
+    /// `httpBody` is `nil` for a file or stream body).
+    public var urlRequest: URLRequest { (try? request.urlRequest()) ?? URLRequest(url: request.url) }
 
     /// Records a request that is already whole.
     ///
     /// - Parameters:
-    ///   - urlRequest: The method, URL and headers.
+    ///   - request: The request.
+    ///   - body: The body's bytes.
+    public init(_ request: OutgoingRequest, body: Data) {
+        self.request = request
+        self.body = body
+    }
+
+    /// Records a request described by a `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The method, URL and headers (taken sorted by name: a `URLRequest` keeps
+    ///     no order).
     ///   - body: The body's bytes.
     /// - Throws: `URLError(.badURL)` when the request has no URL.
     public init(_ urlRequest: URLRequest, body: Data) throws {
-        guard let url = urlRequest.url else { throw URLError(.badURL) }
-        self.method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
-        self.url = url
-        self.headers = HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).sorted()
-        self.body = body
-        self.urlRequest = urlRequest
+        guard urlRequest.url != nil, let request = try? OutgoingRequest(urlRequest) else { throw URLError(.badURL) }
+        self.init(request, body: body)
     }
 
     /// Reads a transport request's body whole, as sending it would, reporting progress.
@@ -62,7 +73,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
         } onCancel: {
             reader.cancel()
         }
-        try self.init(request.urlRequest, body: data)
+        self.init(request.request, body: data)
     }
 
     /// The query items, in the order of the URL.

@@ -107,10 +107,9 @@ public final class RecordingTransport: Transport {
         let forwarded: TransportRequest
         switch request.body.storage {
         case .stream(let chunks, let length):
-            forwarded = TransportRequest(
-                request.urlRequest, body: .stream(Teed(chunks: chunks, copy: sent), length: length),
-                progress: request.progress, handle: request.handle, readsBodyWhole: request.readsBodyWhole
-            )
+            var teed = request.request
+            teed.body = .stream(Teed(chunks: chunks, copy: sent), length: length)
+            forwarded = TransportRequest(teed, progress: request.progress, handle: request.handle, readsBodyWhole: request.readsBodyWhole)
         case .file(let url, _):
             sent.withLock { $0 = (try? Data(contentsOf: url)) ?? Data() }
             forwarded = request
@@ -120,7 +119,7 @@ public final class RecordingTransport: Transport {
         case .empty:
             forwarded = request
         }
-        let entry = EntryDraft(request: request.urlRequest, started: started, redaction: redaction)
+        let entry = EntryDraft(request: request.request, started: started, redaction: redaction)
         let decoded = inner.behavior.decodesContentEncoding
         do {
             let (head, body) = try await inner.send(forwarded)

@@ -68,8 +68,8 @@ extension TransportContract {
             let content = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             try content.write(to: file)
             let progress = ProgressLog()
-            let request = try contract.request("/anything", method: "PUT", headers: ["Content-Type": "application/octet-stream"])
-            let (_, data) = try await contract.exchange(TransportRequest(request, body: try .file(file), progress: progress.record))
+            let request = try contract.request("/anything", method: "PUT", headers: ["Content-Type": "application/octet-stream"], body: try .file(file))
+            let (_, data) = try await contract.exchange(TransportRequest(request, progress: progress.record))
             let echo = try contract.echo(data)
             try expect(echo.method == "PUT", "the server saw \(echo.method)")
             try expect(echo.bodyData == content, "the server got \(echo.bodyData.count) of \(content.count) bytes, or other bytes")
@@ -84,8 +84,8 @@ extension TransportContract {
                 continuation.finish()
             }
             let expected = Data((0..<50).map { "chunk \($0);" }.joined().utf8)
-            let request = try contract.request("/anything", method: "POST", headers: ["Content-Type": "text/plain"])
-            let (_, data) = try await contract.exchange(TransportRequest(request, body: .stream(chunks, length: nil)))
+            let request = try contract.request("/anything", method: "POST", headers: ["Content-Type": "text/plain"], body: .stream(chunks, length: nil))
+            let (_, data) = try await contract.exchange(TransportRequest(request))
             let echo = try contract.echo(data)
             try expect(echo.bodyData == expected, "the server got \(String(decoding: echo.bodyData, as: UTF8.self).prefix(80))")
         },

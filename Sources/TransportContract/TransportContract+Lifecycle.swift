@@ -56,7 +56,7 @@ extension TransportContract {
     static let failures: [Case] = [
         Case(name: "a refused connection is classified cannotConnect") { contract in
             do {
-                _ = try await contract.transport.send(TransportRequest(URLRequest(url: contract.unreachable)))
+                _ = try await contract.transport.send(TransportRequest(OutgoingRequest(url: contract.unreachable)))
                 throw ContractViolation("a request to \(contract.unreachable) succeeded")
             } catch let error as ContractViolation {
                 throw error

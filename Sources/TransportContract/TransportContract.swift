@@ -80,13 +80,8 @@ public struct TransportContract: Sendable {
     }
 
     /// A request for a path.
-    func request(_ path: String, method: String = "GET", headers: [String: String] = [:]) throws -> URLRequest {
-        var request = URLRequest(url: try url(path))
-        request.httpMethod = method
-        for (name, value) in headers {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
-        return request
+    func request(_ path: String, method: String = "GET", headers: [String: String] = [:], body: RequestBody = .empty) throws -> OutgoingRequest {
+        OutgoingRequest(url: try url(path), method: HTTPMethod(rawValue: method), headers: HTTPHeaders(headers), body: body)
     }
 
     /// Sends a request and reads the whole body.

@@ -10,7 +10,7 @@ extension Download {
     /// Downloads to `--output`, or to a file named from `Content-Disposition` or the URL in the
     /// current directory (never replacing one: `name-1`, `name-2`…), with a progress bar on a
     /// terminal.
-    static func run(_ session: Session, _ request: URLRequest, options: Options) async throws -> Response {
+    static func run(_ session: Session, _ request: OutgoingRequest, options: Options) async throws -> Response {
         let directory = options.output.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let partial = directory.appendingPathComponent(".req-\(UUID().uuidString).download")

@@ -15,7 +15,7 @@ import Requests
 struct ExchangeLog {
     /// One thing the session reported.
     enum Event: Sendable {
-        case sent(URLRequest)
+        case sent(OutgoingRequest)
         case received(Response)
     }
 
@@ -23,7 +23,7 @@ struct ExchangeLog {
     struct Monitor: EventMonitor {
         let continuation: AsyncStream<Event>.Continuation
 
-        func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {
+        func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {
             continuation.yield(.sent(request))
         }
 

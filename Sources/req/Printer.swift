@@ -36,25 +36,23 @@ struct Printer {
 
     /// The request line and headers, `Host` first, as they go on the wire: with `added`, the
     /// headers the transport adds where the request has none (its `behavior.addedHeaders`).
-    func requestHead(_ request: URLRequest, added: HTTPHeaders = [:]) -> String {
-        let url = request.url
-        let components = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
-        var target = components?.percentEncodedPath ?? "/"
-        if target.isEmpty { target = "/" }
-        if let query = components?.percentEncodedQuery { target += "?" + query }
-        var text = "\(request.httpMethod ?? "GET") \(target) HTTP/1.1\n"
-        if let host = url?.host {
-            text += style.headerName("Host") + ": " + (url?.port.map { "\(host):\($0)" } ?? host) + "\n"
+    func requestHead(_ request: OutgoingRequest, added: HTTPHeaders = [:]) -> String {
+        let target = request.target
+        var text = "\(request.method.rawValue) \(target.pathAndQuery) HTTP/1.1\n"
+        if !target.host.isEmpty {
+            let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+            text += style.headerName("Host") + ": " + (target.port.map { "\(host):\($0)" } ?? host) + "\n"
         }
-        var headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-        for header in added where request.value(forHTTPHeaderField: header.name) == nil {
+        // As they go out (repeated fields as one, `Cookie` joined with "; "), sorted by name as
+        // httpie shows them.
+        var headers = (request.allHTTPHeaderFields ?? [:]).map { (key: $0.key, value: $0.value) }
+        for header in added where request.headers[header.name] == nil {
             headers.append((header.name, header.value))
         }
-        headers.sort { $0.key.lowercased() < $1.key.lowercased() }
-        if let body = request.httpBody, !body.isEmpty, request.value(forHTTPHeaderField: "Content-Length") == nil {
+        if let body = request.httpBody, !body.isEmpty, request.headers["Content-Length"] == nil {
             headers.append(("Content-Length", "\(body.count)"))
-            headers.sort { $0.key.lowercased() < $1.key.lowercased() }
         }
+        headers.sort { $0.key.lowercased() < $1.key.lowercased() }
         for (name, value) in headers {
             text += style.headerName(name) + ": " + value + "\n"
         }

@@ -91,7 +91,7 @@ enum Req {
     /// Sends the request and prints the response as `options` ask: whole, streamed, or
     /// downloaded to a file or to the output.
     private static func exchange(
-        _ session: Session, _ request: URLRequest, options: Options, parts: String, printer: Printer, output: Output,
+        _ session: Session, _ request: OutgoingRequest, options: Options, parts: String, printer: Printer, output: Output,
         toOutput: Bool, log: ExchangeLog?
     ) async throws -> Response {
         if options.download, !toOutput {
@@ -123,7 +123,7 @@ enum Req {
 
     /// The request's head and body, as `parts` ask; `followed` when a response is printed after it.
     private static func printRequest(
-        _ request: URLRequest, parts: String, printer: Printer, output: Output, followed: Bool, added: HTTPHeaders = [:]
+        _ request: OutgoingRequest, parts: String, printer: Printer, output: Output, followed: Bool, added: HTTPHeaders = [:]
     ) throws {
         if parts.contains("H") {
             try output.write(printer.requestHead(request, added: added))

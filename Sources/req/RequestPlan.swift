@@ -10,7 +10,7 @@ import Requests
 struct RequestPlan {
     static let userAgent = "req/\(Version.current)"
 
-    let request: URLRequest
+    let request: OutgoingRequest
 
     /// Builds the request.
     ///
@@ -136,7 +136,9 @@ struct RequestPlan {
         for name in removed {
             request.setValue(nil, forHTTPHeaderField: name)
         }
-        self.request = request
+        // The library's encoders with ordered pairs and JSON objects write into a `URLRequest`;
+        // its fields come back sorted by name, as req prints them.
+        self.request = try OutgoingRequest(request)
         self.removedHeaders = removed
     }
 

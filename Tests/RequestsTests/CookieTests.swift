@@ -60,9 +60,9 @@ private struct CookieEcho: Decodable { let cookies: [String: String] }
         let app = HTTPCookie(properties: [.name: "a", .value: "1", .domain: "127.0.0.1", .path: "/app"])!
         let other = HTTPCookie(properties: [.name: "o", .value: "1", .domain: "127.0.0.1", .path: "/application"])!
         let expired = HTTPCookie(properties: [.name: "e", .value: "1", .domain: "127.0.0.1", .path: "/", .expires: Date(timeIntervalSinceNow: -10)])!
-        #expect(CookieStage.sendable([secure, app, other, expired], to: url).map(\.name) == ["a"])
+        #expect(CookieStage.sendable([secure, app, other, expired], to: RequestTarget(url)).map(\.name) == ["a"])
         let https = URL(string: "https://127.0.0.1/app")!
-        #expect(CookieStage.sendable([secure, app, other], to: https).map(\.name) == ["s", "a"])
+        #expect(CookieStage.sendable([secure, app, other], to: RequestTarget(https)).map(\.name) == ["s", "a"])
     }
 
     @Test func maxAgeKeepsSecure() throws {

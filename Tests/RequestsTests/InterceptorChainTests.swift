@@ -10,7 +10,7 @@ private struct Tagging: Interceptor {
     let name: String
     let log: Guarded<[String]>
 
-    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+    func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         log.withLock { $0.append("> \(name)") }
         let tags = request.value(forHTTPHeaderField: "X-Tags").map { $0 + "," } ?? ""
         request.setValue(tags + name, forHTTPHeaderField: "X-Tags")
@@ -24,7 +24,7 @@ private struct Tagging: Interceptor {
 private struct Cache: Interceptor {
     let cached: Response
 
-    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+    func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         cached
     }
 }
@@ -33,7 +33,7 @@ private struct Cache: Interceptor {
 private struct Repeat: Interceptor {
     let times: Int
 
-    func intercept(_ request: URLRequest, next: Next) async throws -> Response {
+    func intercept(_ request: OutgoingRequest, next: Next) async throws -> Response {
         var last: Response?
         for _ in 0..<times {
             last = try await next(request)
@@ -60,7 +60,7 @@ private struct Repeat: Interceptor {
         let session = Session(
             transport: transport,
             modifiers: [ServerEnvironment(host: "api.example.com", pathPrefix: "/v1")],
-            interceptors: [ModifyRequest { request in seen.withLock { $0.append(request.url?.absoluteString ?? "") } }]
+            interceptors: [ModifyRequest { request in seen.withLock { $0.append(request.url.absoluteString) } }]
         )
         _ = try await session.request("users/42")
         #expect(seen.withLock { $0 } == ["https://api.example.com/v1/users/42"])
@@ -185,13 +185,13 @@ private struct Repeat: Interceptor {
 
 /// An interceptor made from a closure, for tests.
 struct InterceptorProbe: Interceptor {
-    let body: @Sendable (URLRequest, Next) async throws -> Response
+    let body: @Sendable (OutgoingRequest, Next) async throws -> Response
 
-    init(_ body: @escaping @Sendable (URLRequest, Next) async throws -> Response) {
+    init(_ body: @escaping @Sendable (OutgoingRequest, Next) async throws -> Response) {
         self.body = body
     }
 
-    func intercept(_ request: URLRequest, next: Next) async throws -> Response {
+    func intercept(_ request: OutgoingRequest, next: Next) async throws -> Response {
         try await body(request, next)
     }
 }

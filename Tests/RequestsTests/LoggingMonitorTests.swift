@@ -8,16 +8,15 @@ import RequestsTesting
 
 /// `LoggingMonitor` and its `curl` lines: quoting, redaction, body limits, event lines.
 @Suite struct LoggingMonitorTests {
-    private func curl(_ request: URLRequest, redact: Bool = true, limit: Int = 1024) -> String {
+    private func curl(_ request: OutgoingRequest, redact: Bool = true, limit: Int = 1024) -> String {
         CurlCommand(request: request, redactsCredentials: redact, bodyLimit: limit).text
     }
 
-    private func request(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> URLRequest {
-        var request = URLRequest(url: try #require(URL(string: url)))
-        request.httpMethod = method
-        request.allHTTPHeaderFields = headers
-        request.httpBody = body.map { Data($0.utf8) }
-        return request
+    private func request(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> OutgoingRequest {
+        OutgoingRequest(
+            url: try #require(URL(string: url)), method: HTTPMethod(rawValue: method), headers: HTTPHeaders(headers),
+            body: body.map { .data(Data($0.utf8)) } ?? .empty
+        )
     }
 
     @Test func aPostIsWrittenAsACurlCommandWithSortedHeadersAndTheBody() throws {

@@ -103,7 +103,7 @@ import Testing
     @Test func aCustomPolicySeesEveryHopAndMayStop() async throws {
         let seen = Guarded<[String]>([])
         let policy = RedirectPolicy.custom { redirect in
-            seen.withLock { $0.append("\(redirect.response.statusCode) \(redirect.next.url?.path ?? "")") }
+            seen.withLock { $0.append("\(redirect.response.statusCode) \(redirect.next.url.path)") }
             return redirect.chain.count < 2 ? redirect.next : nil
         }
         let response = try await session.request(try server().url("/redirect/3"), redirectPolicy: policy)

@@ -26,14 +26,14 @@ private func setCookies(_ headers: HTTPHeaders) -> [String] {
     @Test
     func repeatedFieldsAreKeptInTheResponsesHeaders() {
         let head = ResponseHead(statusCode: 200, headers: twoSetCookies(), url: url)
-        let response = Response(request: URLRequest(url: url), head: head, data: Data())
+        let response = Response(request: OutgoingRequest(url: url), head: head, data: Data())
         #expect(setCookies(response.headers) == ["a=1; Path=/", "b=2; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT"])
     }
 
     @Test
     func httpResponseJoinsRepeatedFieldsWithACommaAndSpace() {
         let head = ResponseHead(statusCode: 200, headers: twoSetCookies(), url: url)
-        let response = Response(request: URLRequest(url: url), head: head, data: Data())
+        let response = Response(request: OutgoingRequest(url: url), head: head, data: Data())
         #expect(response.httpResponse?.value(forHTTPHeaderField: "Set-Cookie")
             == "a=1; Path=/, b=2; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT")
         #expect(response.httpResponse?.value(forHTTPHeaderField: "Content-Type") == "text/plain")
@@ -44,7 +44,7 @@ private func setCookies(_ headers: HTTPHeaders) -> [String] {
     @Test
     func aSessionKeepsBothCookiesOfTwoSetCookieFields() async throws {
         let transport = ClosureTransport { request, _ in
-            if request.url?.path == "/set" {
+            if request.url.path == "/set" {
                 return (ResponseHead(statusCode: 200, headers: twoSetCookies(), url: request.url), ResponseBody(Data()))
             }
             let sent = request.urlRequest.value(forHTTPHeaderField: "Cookie") ?? ""
@@ -59,7 +59,7 @@ private func setCookies(_ headers: HTTPHeaders) -> [String] {
 
     @Test func aSingleFieldPassesThroughUnchanged() {
         let head = ResponseHead(statusCode: 201, headers: ["Location": "/items/7", "ETag": "\"x\""], url: url, httpVersion: "HTTP/2")
-        let response = Response(request: URLRequest(url: url), head: head, data: Data())
+        let response = Response(request: OutgoingRequest(url: url), head: head, data: Data())
         #expect(response.headers["location"] == "/items/7")
         #expect(response.httpResponse?.value(forHTTPHeaderField: "ETag") == "\"x\"")
         #expect(response.statusCode == 201)

@@ -20,14 +20,14 @@ import Testing
             url: url, statusCode: 200, httpVersion: nil,
             headerFields: ["Content-Type": "text/plain; Charset=\"ISO-8859-1\""]
         ))
-        let response = Response(request: URLRequest(url: url), httpResponse: http, data: latin1)
+        let response = Response(request: OutgoingRequest(url: url), httpResponse: http, data: latin1)
         #expect(response.text == "grüße")
     }
 
     @Test func invalidUTF8BecomesReplacementCharactersInTextButNotInData() throws {
         let url = try #require(URL(string: "http://127.0.0.1/x"))
         let http = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: [:]))
-        let response = Response(request: URLRequest(url: url), httpResponse: http, data: Data([0x61, 0xFF, 0x62]))
+        let response = Response(request: OutgoingRequest(url: url), httpResponse: http, data: Data([0x61, 0xFF, 0x62]))
         #expect(response.text == "a\u{FFFD}b")
         #expect(response.data == Data([0x61, 0xFF, 0x62]))
     }
@@ -89,7 +89,7 @@ import Testing
         let plist = try PropertyListEncoder().encode(Item(id: 2, name: "b"))
         let url = try #require(URL(string: "http://127.0.0.1/x"))
         let http = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: [:]))
-        let response = Response(request: URLRequest(url: url), httpResponse: http, data: plist)
+        let response = Response(request: OutgoingRequest(url: url), httpResponse: http, data: plist)
         #expect(try response.decode(Item.self, decoder: PropertyListDecoder()) == Item(id: 2, name: "b"))
     }
 

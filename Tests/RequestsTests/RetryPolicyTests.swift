@@ -144,7 +144,7 @@ private func quickPolicy(maxAttempts: Int = 3, base: Duration = .milliseconds(5)
         let delays = Guarded<[Duration]>([])
         struct Delays: EventMonitor {
             let delays: Guarded<[Duration]>
-            func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
+            func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
                 delays.withLock { $0.append(delay) }
             }
         }

@@ -35,14 +35,14 @@ extension ServerEnvironment {
     /// A complete URL on the environment's host is left as it is, not parsed again; one made
     /// relative to a base URL on that host is made whole.
     @Test func aCompleteURLIsLeftAndOneWithABaseIsMadeWhole() throws {
-        var complete = URLRequest(url: try #require(URL(string: "https://api.example.com/v2/users?sort=name")))
+        var complete = OutgoingRequest(url: try #require(URL(string: "https://api.example.com/v2/users?sort=name")))
         try ServerEnvironment.production.modify(&complete)
-        #expect(complete.url?.absoluteString == "https://api.example.com/v2/users?sort=name")
+        #expect(complete.url.absoluteString == "https://api.example.com/v2/users?sort=name")
         let base = try #require(URL(string: "https://api.example.com/v2/"))
-        var relative = URLRequest(url: try #require(URL(string: "users", relativeTo: base)))
+        var relative = OutgoingRequest(url: try #require(URL(string: "users", relativeTo: base)))
         try ServerEnvironment.production.modify(&relative)
-        #expect(relative.url?.baseURL == nil)
-        #expect(relative.url?.absoluteString == "https://api.example.com/v2/users")
+        #expect(relative.url.baseURL == nil)
+        #expect(relative.url.absoluteString == "https://api.example.com/v2/users")
     }
 
     @Test func headersAndQueryAreAddedOnlyWhereMissing() async throws {

@@ -13,7 +13,7 @@ import Testing
         let session = Session(transport: transport, modifiers: [
             ModifyRequest { request in
                 order.withLock { $0.append("first") }
-                #expect(request.url?.query == "page=2")
+                #expect(request.url.query == "page=2")
                 request.setValue("1", forHTTPHeaderField: "X-Step")
             },
             ModifyRequest { request in

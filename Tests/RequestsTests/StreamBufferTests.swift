@@ -7,7 +7,7 @@ import Testing
 
 /// The buffer between `URLSessionTransport`'s delegate and a body's reader.
 @Suite struct StreamBufferTests {
-    let request = URLRequest(url: URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/"))
+    let request = (method: HTTPMethod.get, url: URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/"))
 
     /// A reader that fell behind takes what waits in pieces of up to 256 KiB, every byte in
     /// order, instead of one call per 16 KiB the network handed over.

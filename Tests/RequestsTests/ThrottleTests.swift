@@ -14,7 +14,7 @@ private final class GatedTransport: Transport {
     func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
         await withCheckedContinuation { continuation in
             held.withLock { $0.append(continuation) }
-            arrived.withLock { $0.append(request.url?.path ?? "") }
+            arrived.withLock { $0.append(request.url.path) }
         }
         return try await MockTransport(status: 200).send(request)
     }

@@ -71,11 +71,11 @@ import Testing
 
     @Test func aTransportRequestHasAFreshHandleUnlessGivenOne() throws {
         let url = try #require(URL(string: "https://example.com/"))
-        let first = TransportRequest(URLRequest(url: url))
-        let second = TransportRequest(URLRequest(url: url))
+        let first = TransportRequest(OutgoingRequest(url: url))
+        let second = TransportRequest(OutgoingRequest(url: url))
         #expect(first.handle !== second.handle)
         let shared = TransferHandle()
-        #expect(TransportRequest(URLRequest(url: url), handle: shared).handle === shared)
+        #expect(TransportRequest(OutgoingRequest(url: url), handle: shared).handle === shared)
     }
 
     @Test func finishReleasesTheActionsUnrunAndDropsLaterOnes() {

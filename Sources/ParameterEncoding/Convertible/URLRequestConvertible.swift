@@ -82,7 +82,11 @@ extension URLRequest {
     }
 
     /// Sets the body, and `Content-Type` unless the request already has one.
-    package mutating func setBody(_ body: Data, defaultContentType contentType: String) {
+    ///
+    /// - Parameters:
+    ///   - body: The bytes.
+    ///   - contentType: The `Content-Type` to set when the request has none.
+    public mutating func setBody(_ body: Data, defaultContentType contentType: String) {
         if value(forHTTPHeaderField: "Content-Type") == nil {
             setField(contentType, for: "Content-Type")
         }

@@ -66,6 +66,18 @@ public struct JSONEncoding: ParameterEncoding {
         return request
     }
 
+    /// Writes the parameters into the target's body as JSON, with `Content-Type:
+    /// application/json` unless it has one.
+    ///
+    /// - Parameters:
+    ///   - parameters: The parameters; `nil` leaves the target as it is.
+    ///   - target: The request to write into.
+    /// - Throws: ``ParameterEncodingError`` naming the value JSON cannot hold.
+    public func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let parameters else { return }
+        target.setBody(try data(for: parameters), defaultContentType: "application/json")
+    }
+
     /// Returns the JSON text of a value, without any request.
     ///
     /// - Parameter jsonObject: An array or dictionary (or, with `.fragmentsAllowed`, a scalar).

@@ -25,4 +25,16 @@ public protocol ParameterEncoding: Sendable {
     /// - Throws: ``ParameterEncodingError`` naming the parameter or part of the request at fault,
     ///   or the error thrown while building the request.
     func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest
+
+    /// Writes the parameters into a request in place: the query or the body, and its
+    /// `Content-Type`.
+    ///
+    /// The default goes through ``encode(_:with:)`` and a `URLRequest`; the built-in encodings
+    /// write into the target directly.
+    ///
+    /// - Parameters:
+    ///   - parameters: The parameters; `nil` leaves the target as it is.
+    ///   - target: The request to write into.
+    /// - Throws: ``ParameterEncodingError`` naming the parameter or part of the request at fault.
+    func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws
 }

@@ -54,6 +54,18 @@ public struct PropertyListEncoding: ParameterEncoding {
         return request
     }
 
+    /// Writes the parameters into the target's body as a property list, with `Content-Type:
+    /// application/x-plist` unless it has one.
+    ///
+    /// - Parameters:
+    ///   - parameters: The parameters; `nil` leaves the target as it is.
+    ///   - target: The request to write into.
+    /// - Throws: As ``encode(_:with:)``.
+    public func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let parameters else { return }
+        target.setBody(try data(for: parameters), defaultContentType: "application/x-plist")
+    }
+
     /// Returns the property list of a value, without any request.
     ///
     /// - Parameter propertyList: A dictionary, array or scalar property-list value.

@@ -107,17 +107,31 @@ public struct URLEncoding: ParameterEncoding {
 
     /// Takes the request rather than borrowing it: on Linux, changing a `URLRequest` that is also
     /// referenced elsewhere copies the whole underlying `NSMutableURLRequest`.
+    /// Writes the parameters into the target's query or body, as ``destination`` says for its
+    /// method.
+    ///
+    /// - Parameters:
+    ///   - parameters: The parameters; `nil` or none leaves the target as it is.
+    ///   - target: The request to write into.
+    /// - Throws: ``ParameterEncodingError`` naming the parameter at fault, or the query that
+    ///   does not form a URL.
+    public func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let parameters, !parameters.isEmpty else { return }
+        try apply(queryBuffer(.parameters(parameters)), to: &target)
+    }
+
     func apply(_ query: borrowing ByteBuffer, to request: consuming URLRequest) throws -> URLRequest {
-        guard !query.isEmpty else { return request }
-        if destination.encodesParametersInURL(for: request.method ?? .get) {
-            guard let url = request.url else {
-                throw ParameterEncodingError(.missingURL, detail: "the request has no URL to add the query to")
-            }
-            request.url = try url.appendingPercentEncodedQuery(query.text)
-        } else {
-            request.setBody(query.data, defaultContentType: "application/x-www-form-urlencoded; charset=utf-8")
-        }
+        try apply(query, to: &request)
         return request
+    }
+
+    func apply<Target: EncodingTarget>(_ query: borrowing ByteBuffer, to target: inout Target) throws {
+        guard !query.isEmpty else { return }
+        if destination.encodesParametersInURL(for: target.encodingMethod) {
+            try target.appendPercentEncodedQuery(query.text)
+        } else {
+            target.setBody(query.data, defaultContentType: "application/x-www-form-urlencoded; charset=utf-8")
+        }
     }
 }
 

@@ -58,14 +58,14 @@ public struct DigestAuthentication: Interceptor {
     /// - Returns: The response; a 401 that could not be answered, or came again, as it is.
     /// - Throws: ``RequestError`` with code ``RequestError/Code/authenticationFailed`` when the scope
     ///   has no origins; what the rest of the chain threw.
-    public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        guard request.value(forHTTPHeaderField: "Authorization") == nil,
-              try scope.allows(request.url, context: next.context, owner: Self.self),
-              let url = request.url, let origin = Origin(url) else {
+    public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
+        guard request.headers["Authorization"] == nil,
+              try scope.allows(request, context: next.context, owner: Self.self),
+              let origin = request.target.origin else {
             return try await next(request)
         }
-        let method = request.httpMethod ?? "GET"
-        let target = Self.requestTarget(url)
+        let method = request.method.rawValue
+        let target = request.target.pathAndQuery
         var response = try await next(signed(copy request, origin: origin, method: method, target: target, fresh: nil))
         // A first answer to a new challenge, then one more only when the server says that
         // answer's nonce was merely old (the credentials were right).
@@ -81,7 +81,7 @@ public struct DigestAuthentication: Interceptor {
 
     /// `request` with the answer to `fresh`, or to the origin's kept challenge; as it is without
     /// either.
-    private func signed(_ request: URLRequest, origin: Origin, method: String, target: String, fresh: DigestChallenge?) -> URLRequest {
+    private func signed(_ request: OutgoingRequest, origin: Origin, method: String, target: String, fresh: DigestChallenge?) -> OutgoingRequest {
         let use = challenges.withLock { kept -> (DigestChallenge, Int)? in
             if let fresh {
                 kept[origin] = (fresh, 1)
@@ -98,7 +98,7 @@ public struct DigestAuthentication: Interceptor {
             return request
         }
         var request = request
-        request.setField(value, for: "Authorization")
+        request.headers.update(name: "Authorization", value: value)
         return request
     }
 
@@ -108,15 +108,6 @@ public struct DigestAuthentication: Interceptor {
         return answerable.first { $0.algorithm.uppercased().hasPrefix("SHA-256") } ?? answerable.first
     }
 
-    /// The request target as it goes on the wire: the path as encoded (`/` when empty) and the query.
-    static func requestTarget(_ url: URL) -> String {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        let path = components?.percentEncodedPath ?? url.path
-        let query = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
-        return (path.isEmpty ? "/" : path) + query
-    }
-
-    /// 16 random bytes in hexadecimal.
     private static func clientNonce() -> String {
         var generator = SystemRandomNumberGenerator()
         return hex((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })

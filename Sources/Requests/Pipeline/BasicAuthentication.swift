@@ -51,10 +51,10 @@ public struct BasicAuthentication: Interceptor {
     /// - Returns: The response.
     /// - Throws: ``RequestError`` with code ``RequestError/Code/authenticationFailed`` when the scope
     ///   has no origins; what the rest of the chain threw.
-    public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        if request.value(forHTTPHeaderField: "Authorization") == nil,
-           try scope.allows(request.url, context: next.context, owner: Self.self) {
-            request.setField(headerValue, for: "Authorization")
+    public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
+        if request.headers["Authorization"] == nil,
+           try scope.allows(request, context: next.context, owner: Self.self) {
+            request.headers.append(name: "Authorization", value: headerValue)
         }
         return try await next(request)
     }

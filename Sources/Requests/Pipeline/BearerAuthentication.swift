@@ -40,9 +40,9 @@ public struct BearerAuthentication: Interceptor {
     /// - Returns: The response; a second 401 is returned as it is.
     /// - Throws: ``RequestError`` with code ``RequestError/Code/authenticationFailed`` when no token
     ///   could be had or the refresh failed (keeping the 401 response); what the rest of the chain threw.
-    public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        guard request.value(forHTTPHeaderField: "Authorization") == nil,
-              try scope.allows(request.url, context: next.context, owner: Self.self)
+    public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
+        guard request.headers["Authorization"] == nil,
+              try scope.allows(request, context: next.context, owner: Self.self)
         else {
             return try await next(request)
         }
@@ -52,7 +52,7 @@ public struct BearerAuthentication: Interceptor {
         } catch {
             throw Self.failure(error, request: request, detail: "could not get a token from \(type(of: refresher.provider))")
         }
-        request.setField("Bearer " + token, for: "Authorization")
+        request.headers.append(name: "Authorization", value: "Bearer " + token)
         let response = try await next(copy request)
         guard response.statusCode == 401 else {
             return response
@@ -63,14 +63,16 @@ public struct BearerAuthentication: Interceptor {
         } catch {
             throw Self.failure(error, response: response, detail: "refreshing the token after a 401 failed")
         }
-        request.setField("Bearer " + fresh, for: "Authorization")
+        request.headers.update(name: "Authorization", value: "Bearer " + fresh)
         return try await next(request)
     }
 
-    private static func failure(_ error: any Error, request: URLRequest? = nil, response: Response? = nil, detail: String) -> any Error {
+    private static func failure(_ error: any Error, request: OutgoingRequest? = nil, response: Response? = nil, detail: String) -> any Error {
         if error is CancellationError || Task.isCancelled {
             return CancellationError()
         }
-        return RequestError(.authenticationFailed, request: request, response: response, detail: detail, underlyingError: error)
+        let request = request ?? response?.outgoingRequest
+        return RequestError(.authenticationFailed, method: request?.method, url: request?.url, response: response, detail: detail,
+                            underlyingError: error)
     }
 }

@@ -70,19 +70,17 @@ public struct Cookies: @unchecked Sendable {
 struct CookieStage: Interceptor {
     let storage: HTTPCookieStorage
 
-    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+    func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         // Most stores hold nothing for most URLs: the filter (which reads the URL's path) runs
         // only on cookies there are.
-        if let url = request.url, let all = storage.cookies(for: url), !all.isEmpty, case let stored = Self.sendable(all, to: url), !stored.isEmpty {
-            let pairs = stored.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
-            if let own = request.value(forHTTPHeaderField: "Cookie"), !own.isEmpty {
-                request.setField(own + "; " + pairs, for: "Cookie")
-            } else {
-                request.setField(pairs, for: "Cookie")
-            }
+        if let all = storage.cookies(for: request.url), !all.isEmpty,
+           case let stored = Self.sendable(all, to: request.target), !stored.isEmpty {
+            // After the caller's own `Cookie` fields; all go out as one field, joined with "; ".
+            request.headers.append(name: "Cookie", value: stored.map { "\($0.name)=\($0.value)" }.joined(separator: "; "))
         }
         var response = try await next(request)
-        guard response.headers.value(for: "Set-Cookie") != nil, let url = response.request.url else { return response }
+        guard response.headers.value(for: "Set-Cookie") != nil else { return response }
+        let url = response.outgoingRequest.url
         let set = Self.cookies(in: response.headers, for: url)
         if !set.isEmpty {
             storage.setCookies(set, for: url, mainDocumentURL: nil)
@@ -93,10 +91,10 @@ struct CookieStage: Interceptor {
 
     /// The stored cookies that may go to `url`: RFC 6265 section 5.4's `Secure`, path and expiry
     /// rules, which FoundationNetworking's `cookies(for:)` does not apply (it matches the host only).
-    static func sendable(_ cookies: [HTTPCookie], to url: URL) -> [HTTPCookie] {
+    static func sendable(_ cookies: [HTTPCookie], to target: RequestTarget) -> [HTTPCookie] {
         let now = Date()
-        let secure = url.scheme?.lowercased() == "https"
-        let path = url.path.isEmpty ? "/" : url.path
+        let secure = target.scheme.lowercased() == "https"
+        let path = target.path.isEmpty ? "/" : (target.path.removingPercentEncoding ?? target.path)
         return cookies.filter { cookie in
             (secure || !cookie.isSecure)
                 && (cookie.expiresDate.map { $0 > now } ?? true)

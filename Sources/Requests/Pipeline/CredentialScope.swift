@@ -47,21 +47,21 @@ public struct CredentialScope: Sendable, Hashable {
     /// - Returns: `true` when the URL's origin is in scope.
     /// - Throws: ``RequestError`` with code ``RequestError/Code/authenticationFailed`` when the scope
     ///   is ``sessionServer`` and the session has no ``ServerEnvironment``.
-    func allows(_ url: URL?, context: RequestContext, owner: Any.Type) throws -> Bool {
+    func allows(_ request: OutgoingRequest, context: RequestContext, owner: Any.Type) throws -> Bool {
         switch kind {
         case .any:
             return true
         case .origins(let origins):
-            return url.flatMap(Origin.init).map(origins.contains) ?? false
+            return request.target.origin.map(origins.contains) ?? false
         case .sessionServer:
             guard !context.serverOrigins.isEmpty else {
                 throw RequestError(
-                    .authenticationFailed, request: url.map { URLRequest(url: $0) },
+                    .authenticationFailed, request: request,
                     detail: "\(owner) has no origin to send credentials to: the session has no ServerEnvironment; "
                         + "pass scope: .origins([...]) or .anyOrigin"
                 )
             }
-            return url.flatMap(Origin.init).map(context.serverOrigins.contains) ?? false
+            return request.target.origin.map(context.serverOrigins.contains) ?? false
         }
     }
 }

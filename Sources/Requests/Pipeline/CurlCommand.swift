@@ -13,28 +13,30 @@ struct CurlCommand {
     /// Headers whose values are secrets.
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
-    let request: URLRequest
-    /// Whether to hide the values of ``credentialHeaders`` (an auth scheme word is kept).
+    let request: OutgoingRequest
     let redactsCredentials: Bool
-    /// The most body bytes to show.
     let bodyLimit: Int
 
     var text: String {
         var words = ["curl"]
-        let method = request.httpMethod ?? "GET"
+        let method = request.method.rawValue
         if method == "HEAD" {
             words.append("--head")
-        } else if method != "GET" || request.httpBody?.isEmpty == false {
+        } else if method != "GET" || !request.body.isEmpty {
             let plain = !method.isEmpty && method.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "-") }
             words += ["-X", plain ? method : Self.quote(method)]
         }
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
-        for (name, value) in headers {
+        // In the order they go out, repeats as repeated options.
+        for field in request.headers {
+            let (name, value) = (field.name, field.value)
             let shown = redactsCredentials && Self.credentialHeaders.contains(name.lowercased()) ? Self.redacted(value) : value
             words += ["-H", Self.quote(shown.isEmpty ? name + ";" : name + ": " + shown)]
         }
         var note = ""
-        if let body = request.httpBody, !body.isEmpty {
+        switch request.body.storage {
+        case .empty:
+            break
+        case .data(let body):
             let shown = body.prefix(max(0, bodyLimit))
             if let text = Self.text(ofPrefix: shown) {
                 words += ["--data-binary", Self.quote(text)]
@@ -45,14 +47,15 @@ struct CurlCommand {
                 words += ["--data-binary", "@-"]
                 note = " # \(body.count)-byte binary body not shown"
             }
-        } else if request.httpBodyStream != nil {
+        case .file(let url, _):
+            words += ["--data-binary", Self.quote("@" + url.path)]
+        case .stream:
             note = " # streamed body not shown"
         }
-        words.append(Self.quote(request.url?.absoluteString ?? ""))
+        words.append(Self.quote(request.url.absoluteString))
         return words.joined(separator: " ") + note
     }
 
-    /// `Bearer <redacted>`: the auth scheme is kept, the secret is not.
     static func redacted(_ value: String) -> String {
         let parts = value.split(separator: " ", maxSplits: 1)
         if parts.count == 2, parts[0].allSatisfy({ $0.isLetter || $0 == "-" }) {

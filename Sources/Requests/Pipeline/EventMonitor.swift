@@ -22,7 +22,7 @@ public protocol EventMonitor: Sendable {
     /// - Parameters:
     ///   - request: The request as it will be sent.
     ///   - attempt: Which trip this is; its duration is zero.
-    func requestWillSend(_ request: URLRequest, attempt: RequestAttempt)
+    func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt)
 
     /// A response arrived, whatever its status.
     ///
@@ -37,7 +37,7 @@ public protocol EventMonitor: Sendable {
     ///   - request: The request that failed.
     ///   - error: Why: a ``RequestError``, or `CancellationError`.
     ///   - attempt: Which trip failed, with its duration; number 0 when no trip was made.
-    func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt)
+    func requestDidFail(_ request: OutgoingRequest, error: any Error, attempt: RequestAttempt)
 
     /// A retry stage will send the request again after a delay.
     ///
@@ -46,7 +46,7 @@ public protocol EventMonitor: Sendable {
     ///   - attempt: The trip that failed.
     ///   - delay: How long the stage waits first.
     ///   - reason: Why the trip failed, e.g. `status 503` or `connection lost`.
-    func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String)
+    func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String)
 }
 
 extension EventMonitor {
@@ -55,7 +55,7 @@ extension EventMonitor {
     /// - Parameters:
     ///   - request: Unused.
     ///   - attempt: Unused.
-    public func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {}
+    public func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {}
 
     /// Does nothing.
     ///
@@ -70,7 +70,7 @@ extension EventMonitor {
     ///   - request: Unused.
     ///   - error: Unused.
     ///   - attempt: Unused.
-    public func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt) {}
+    public func requestDidFail(_ request: OutgoingRequest, error: any Error, attempt: RequestAttempt) {}
 
     /// Does nothing.
     ///
@@ -79,7 +79,7 @@ extension EventMonitor {
     ///   - attempt: Unused.
     ///   - delay: Unused.
     ///   - reason: Unused.
-    public func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {}
+    public func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {}
 }
 
 // MARK: - MonitorGroup
@@ -88,7 +88,7 @@ extension EventMonitor {
 struct MonitorGroup: EventMonitor {
     let monitors: [any EventMonitor]
 
-    func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {
+    func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {
         for monitor in monitors { monitor.requestWillSend(request, attempt: attempt) }
     }
 
@@ -96,11 +96,11 @@ struct MonitorGroup: EventMonitor {
         for monitor in monitors { monitor.requestDidReceive(response, attempt: attempt) }
     }
 
-    func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt) {
+    func requestDidFail(_ request: OutgoingRequest, error: any Error, attempt: RequestAttempt) {
         for monitor in monitors { monitor.requestDidFail(request, error: error, attempt: attempt) }
     }
 
-    func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
+    func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         for monitor in monitors { monitor.requestWillRetry(request, attempt: attempt, delay: delay, reason: reason) }
     }
 }

@@ -14,7 +14,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// struct Tracing: Interceptor {
-///     func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+///     func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
 ///         request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
 ///         let response = try await next(request)
 ///         print(response.statusCode, response.duration)
@@ -27,7 +27,7 @@ import FoundationNetworking
 /// Errors an interceptor throws reach the caller as ``RequestError`` with code
 /// ``RequestError/Code/interceptorFailed`` naming the interceptor; a `RequestError` or
 /// `CancellationError` passes through as it is. The request parameter is `consuming` so that
-/// changing it does not copy it; a conformance may declare it plainly, as `_ request: URLRequest`.
+/// changing it does not copy it; a conformance may declare it plainly, as `_ request: OutgoingRequest`.
 public protocol Interceptor: Sendable {
     /// The rest of the chain, as seen from an interceptor.
     typealias Next = InterceptorNext
@@ -39,7 +39,7 @@ public protocol Interceptor: Sendable {
     ///   - next: The rest of the chain; call it to send a request on, as often as needed.
     /// - Returns: The response for the caller.
     /// - Throws: Whatever `next` threw, or the interceptor's own error.
-    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response
+    func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response
 }
 
 // MARK: - InterceptorNext
@@ -60,7 +60,7 @@ public struct InterceptorNext: Sendable {
     /// - Parameter request: The request to send on.
     /// - Returns: The response from the inner stages.
     /// - Throws: ``RequestError`` from the inner stages or the transport, or `CancellationError`.
-    public func callAsFunction(_ request: consuming URLRequest) async throws -> Response {
+    public func callAsFunction(_ request: consuming OutgoingRequest) async throws -> Response {
         try await chain.run(request, from: index)
     }
 }

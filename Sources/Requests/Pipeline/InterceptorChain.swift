@@ -32,8 +32,10 @@ final class InterceptorChain: Sendable {
     /// Where trips report their waits on the transport, when the call's ``Race`` limits them.
     let idle: IdleWatch?
     let mode: Mode
-    /// The call's body when it is a file or a stream; see ``transportRequest(for:handle:)``.
-    let body: CallBody?
+    /// Called as a request body is sent: an upload's progress.
+    let progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)?
+    /// Whether a body that can be sent once only (a stream) went out already.
+    let streamSent = Guarded(false)
     /// The body of the newest trip, for a stream call.
     let latest = LatestBody()
     /// Whether the session was shut down: checked before every trip, retries and redirects included.
@@ -49,7 +51,7 @@ final class InterceptorChain: Sendable {
         idleTimeout: Duration?,
         idle: IdleWatch?,
         mode: Mode,
-        body: CallBody?,
+        progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil,
         isShutDown: @escaping @Sendable () -> Bool = { false }
     ) {
         self.idle = idle
@@ -61,12 +63,12 @@ final class InterceptorChain: Sendable {
         self.timeout = timeout
         self.idleTimeout = idleTimeout
         self.mode = mode
-        self.body = body
+        self.progress = progress
         self.start = .now
     }
 
     /// Runs the stage at `index` with the rest of the chain, or the transport after the last stage.
-    func run(_ request: consuming URLRequest, from index: Int) async throws -> Response {
+    func run(_ request: consuming OutgoingRequest, from index: Int) async throws -> Response {
         guard index < stages.count else {
             return try await send(request)
         }
@@ -75,17 +77,17 @@ final class InterceptorChain: Sendable {
         // Read before the stage takes the request: keeping the request itself would make the
         // stage's first change copy it.
         let url = request.url
-        let method = request.httpMethod
+        let method = request.method
         do {
             return try await stage.intercept(request, next: InterceptorNext(chain: self, index: index + 1))
         } catch {
-            throw Self.stageError(error, stage: stage, request: Self.named(url, method))
+            throw Self.stageError(error, stage: stage, url: url, method: method)
         }
     }
 
     /// One trip to the transport, reported to the monitors: the head, then the body read into the
     /// response (``Mode/collect``) or left streaming in it (``Mode/stream``).
-    private func send(_ request: URLRequest) async throws -> Response {
+    private func send(_ request: OutgoingRequest) async throws -> Response {
         try Task.checkCancellation()
         try Self.checkOutgoing(request)
         let number = context.attempts.withLock { progress in
@@ -110,7 +112,7 @@ final class InterceptorChain: Sendable {
             }
             let outgoing = try transportRequest(for: request, handle: handle)
             var (head, body) = try await transport.send(outgoing)
-            body.request = request
+            body.request = (request.method, request.url)
             var response: Response
             switch mode {
             case .collect:
@@ -163,7 +165,7 @@ final class InterceptorChain: Sendable {
                 idle?.waiting(for: .body)
             }
         } catch let error as RequestError where error.code == .streamFailed {
-            throw RequestError(.transportFailed, request: body.request, detail: error.detail,
+            throw RequestError(.transportFailed, method: body.request?.method, url: body.request?.url, detail: error.detail,
                                underlyingError: error.underlyingError, transportErrorKind: error.transportErrorKind)
         }
         return data
@@ -172,35 +174,27 @@ final class InterceptorChain: Sendable {
     /// The request as the transport gets it. A body in memory travels in the request itself; the
     /// call's file or stream goes with every trip that keeps the call's method (a stage that
     /// turns a `POST` into a `GET`, as a 303 redirect does, drops it), and a stream only once.
-    private func transportRequest(for request: URLRequest, handle: TransferHandle) throws -> TransportRequest {
-        guard let body, request.httpBody == nil, request.httpMethod == body.method else {
-            // Bytes sent are signs of life too: a long upload is not a silent server.
-            let progress: (@Sendable (Int64, Int64?) -> Void)? = if let idle, request.httpBody != nil {
-                { _, _ in idle.touch() }
-            } else {
-                nil
-            }
-            return TransportRequest(request, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
+    private func transportRequest(for request: OutgoingRequest, handle: TransferHandle) throws -> TransportRequest {
+        guard !request.body.isEmpty else {
+            return TransportRequest(request, handle: handle, readsBodyWhole: mode == .collect)
         }
-        let report = body.progress
-        let progress: @Sendable (Int64, Int64?) -> Void = { [idle] sent, total in
-            idle?.touch()
-            report?(sent, total)
-        }
-        if !body.body.isReplayable, body.sent.withLock({ sent in defer { sent = true }; return sent }) {
+        if !request.body.isReplayable, streamSent.withLock({ sent in defer { sent = true }; return sent }) {
             throw RequestError(.encodingFailed, request: request,
                                detail: "the body is a stream, which is sent once; a redirect or retry cannot send it again")
         }
-        if case .data(let data) = body.body.storage {
-            var request = request
-            request.httpBody = data
-            return TransportRequest(request, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
+        // Bytes sent are signs of life too: a long upload is not a silent server.
+        let progress: (@Sendable (Int64, Int64?) -> Void)? = if idle != nil || self.progress != nil {
+            { [idle, report = self.progress] sent, total in
+                idle?.touch()
+                report?(sent, total)
+            }
+        } else {
+            nil
         }
-        return TransportRequest(request, body: body.body, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
+        return TransportRequest(request, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
     }
-    /// Ends the call with an error: tells the monitors, unless the transport just reported this
-    /// very failure, and silences whatever the abandoned stages report later.
-    func finish(failing error: any Error, url: URL?, method: String?) {
+
+    func finish(failing error: any Error, url: URL?, method: HTTPMethod?) {
         latest.close()
         let (number, reported) = context.attempts.withLock { progress in
             defer { progress.finished = true }
@@ -226,27 +220,27 @@ final class InterceptorChain: Sendable {
     // MARK: Errors
 
     /// A request carrying only a URL and method, for naming them in an error or event.
-    static func named(_ url: URL?, _ method: String?) -> URLRequest {
-        var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"))
-        request.httpMethod = method
-        return request
+    /// A request that names the URL and method of a failure, for monitors told of it after the
+    /// request itself is gone.
+    static func named(_ url: URL?, _ method: HTTPMethod?) -> OutgoingRequest {
+        OutgoingRequest(url: url ?? URL(fileURLWithPath: "/"), method: method ?? .get)
     }
 
-    /// What a stage threw, as callers see it: the library's own errors and cancellation pass
-    /// through; anything else names the stage.
-    static func stageError(_ error: any Error, stage: any Interceptor, request: URLRequest) -> any Error {
+    static func stageError(_ error: any Error, stage: any Interceptor, url: URL?, method: HTTPMethod?) -> any Error {
         if error is RequestError || error is CancellationError {
             return error
         }
         if Task.isCancelled {
             return CancellationError()
         }
-        return RequestError(.interceptorFailed, request: request, detail: "\(type(of: stage))", underlyingError: error)
+        return RequestError(.interceptorFailed, method: method, url: url, detail: "\(type(of: stage))", underlyingError: error)
     }
 
-    /// What a transport threw, as callers see it: classified once, here, by its
-    /// ``TransportError/Kind``, with the engine's own error kept beneath.
-    static func transportError(_ error: any Error, request: URLRequest, timeout: Duration?) -> any Error {
+    static func transportError(_ error: any Error, request: OutgoingRequest, timeout: Duration?) -> any Error {
+        transportError(error, method: request.method, url: request.url, timeout: timeout)
+    }
+
+    static func transportError(_ error: any Error, method: HTTPMethod?, url: URL?, timeout: Duration?) -> any Error {
         if Task.isCancelled {
             return CancellationError()
         }
@@ -255,40 +249,28 @@ final class InterceptorChain: Sendable {
         }
         if error is DeadlineExceeded {
             let detail = timeout.map { "no complete response within \($0.phrase)" } ?? "no complete response in time"
-            return RequestError(.timedOut, request: request, detail: detail, transportErrorKind: .timedOut)
+            return RequestError(.timedOut, method: method, url: url, detail: detail, transportErrorKind: .timedOut)
         }
         if let error = error as? IdleExceeded {
             let detail = switch error.phase {
             case .head: "no response head within \(error.limit.phrase)"
             case .body: "the body sent nothing for \(error.limit.phrase)"
             }
-            return RequestError(.timedOut, request: request, detail: detail, transportErrorKind: .timedOut)
+            return RequestError(.timedOut, method: method, url: url, detail: detail, transportErrorKind: .timedOut)
         }
         let kind = TransportError.kind(of: error)
         let engine = TransportError.engineError(error)
         let detail = (error as? TransportError)?.detail ?? ""
         switch kind {
         case .timedOut:
-            return RequestError(.timedOut, request: request, detail: detail.isEmpty ? "the transport gave up waiting" : detail,
+            return RequestError(.timedOut, method: method, url: url, detail: detail.isEmpty ? "the transport gave up waiting" : detail,
                                 underlyingError: engine, transportErrorKind: kind)
         case .cancelled:
-            return RequestError(.cancelled, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
+            return RequestError(.cancelled, method: method, url: url, detail: detail, underlyingError: engine, transportErrorKind: kind)
         default:
-            return RequestError(.transportFailed, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
+            return RequestError(.transportFailed, method: method, url: url, detail: detail, underlyingError: engine, transportErrorKind: kind)
         }
     }
-}
-
-// MARK: - CallBody
-
-/// A call's body that is not bytes in memory: a file or a stream, the method it goes with, and
-/// who hears of its progress.
-struct CallBody: Sendable {
-    let body: RequestBody
-    let method: String?
-    let progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)?
-    /// Whether a stream body has been handed to a transport.
-    let sent = Guarded(false)
 }
 
 // MARK: - LatestBody
@@ -339,7 +321,7 @@ struct CallMonitor: EventMonitor {
     let monitors: any EventMonitor
     let attempts: Guarded<CallProgress>
 
-    func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {
+    func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {
         monitors.requestWillSend(request, attempt: attempt)
     }
 
@@ -347,11 +329,11 @@ struct CallMonitor: EventMonitor {
         monitors.requestDidReceive(response, attempt: attempt)
     }
 
-    func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt) {
+    func requestDidFail(_ request: OutgoingRequest, error: any Error, attempt: RequestAttempt) {
         monitors.requestDidFail(request, error: error, attempt: attempt)
     }
 
-    func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
+    func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         attempts.withLock { $0.failureReported = false }
         monitors.requestWillRetry(request, attempt: attempt, delay: delay, reason: reason)
     }

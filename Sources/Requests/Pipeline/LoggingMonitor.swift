@@ -57,7 +57,7 @@ public struct LoggingMonitor: EventMonitor {
     /// - Parameters:
     ///   - request: The request as it will be sent.
     ///   - attempt: Unused.
-    public func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {
+    public func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {
         write(CurlCommand(request: request, redactsCredentials: redactsCredentials, bodyLimit: bodyLimit).text)
     }
 
@@ -67,7 +67,7 @@ public struct LoggingMonitor: EventMonitor {
     ///   - response: The response.
     ///   - attempt: The trip, for its duration.
     public func requestDidReceive(_ response: Response, attempt: RequestAttempt) {
-        write("< \(response.statusCode) \(Self.name(response.request)): \(response.data.count) bytes in \(Self.format(attempt.duration))")
+        write("< \(response.statusCode) \(Self.name(response.outgoingRequest)): \(response.data.count) bytes in \(Self.format(attempt.duration))")
     }
 
     /// Writes the failure.
@@ -76,7 +76,7 @@ public struct LoggingMonitor: EventMonitor {
     ///   - request: The request.
     ///   - error: Why it failed.
     ///   - attempt: The trip, for its number and duration.
-    public func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt) {
+    public func requestDidFail(_ request: OutgoingRequest, error: any Error, attempt: RequestAttempt) {
         write("! \(Self.name(request)) failed after \(Self.format(attempt.duration)) (attempt \(attempt.number)): \(error)")
     }
 
@@ -87,12 +87,12 @@ public struct LoggingMonitor: EventMonitor {
     ///   - attempt: The trip that failed.
     ///   - delay: The wait before the next.
     ///   - reason: Why the trip failed.
-    public func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
+    public func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         write("~ \(Self.name(request)): retry in \(Self.format(delay)) after \(reason) (attempt \(attempt.number))")
     }
 
-    private static func name(_ request: URLRequest) -> String {
-        (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
+    private static func name(_ request: OutgoingRequest) -> String {
+        request.method.rawValue + " " + request.url.absoluteString
     }
 
     /// `850 µs`, `42.1 ms`, `3.02 s`.

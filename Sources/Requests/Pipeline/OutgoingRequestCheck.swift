@@ -18,27 +18,28 @@ extension InterceptorChain {
     /// - Throws: ``RequestError`` with ``RequestError/Code/invalidURL`` for a URL that is not
     ///   http(s) with a host and a valid port, or ``RequestError/Code/encodingFailed`` (the
     ///   underlying ``ParameterEncodingError`` names the header) for a header that cannot be sent.
-    static func checkOutgoing(_ request: URLRequest) throws {
-        guard let url = request.url else {
-            throw RequestError(.invalidURL, request: request, detail: "the request has no URL")
-        }
-        let scheme = url.scheme?.lowercased()
+    static func checkOutgoing(_ request: OutgoingRequest) throws {
+        let target = request.target
+        let scheme = target.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else {
-            let named = scheme.map { "the scheme \"\($0)\"" } ?? "no scheme"
+            let named = scheme.isEmpty ? "no scheme" : "the scheme \"\(scheme)\""
             throw RequestError(.invalidURL, request: request, detail: "only http and https URLs are sent, and this one has \(named)")
         }
-        guard let host = url.host, !host.isEmpty else {
+        guard !target.host.isEmpty else {
             throw RequestError(.invalidURL, request: request, detail: "the URL has no host")
         }
-        if let port = url.port, !(1...65535).contains(port) {
+        if let port = target.port, !(1...65535).contains(port) {
             throw RequestError(.invalidURL, request: request, detail: "the port \(port) is not between 1 and 65535")
         }
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            do {
-                try HTTPHeader(name: name, value: value).validate()
-            } catch {
-                throw RequestError(.encodingFailed, request: request, detail: "a header was set that cannot be sent", underlyingError: error)
-            }
+        do {
+            try request.method.validate()
+        } catch {
+            throw RequestError(.encodingFailed, request: request, detail: "the method cannot be sent", underlyingError: error)
+        }
+        do {
+            try request.headers.validate()
+        } catch {
+            throw RequestError(.encodingFailed, request: request, detail: "a header was set that cannot be sent", underlyingError: error)
         }
     }
 }

@@ -14,7 +14,7 @@ struct RedirectFollower: Interceptor {
     /// Headers that describe the body, removed when the body is.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location", "Transfer-Encoding"]
 
-    func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+    func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         guard policy.follows else { return try await next(request) }
         var current = request
         var chain: [URL] = []
@@ -32,20 +32,16 @@ struct RedirectFollower: Interceptor {
                 return response
             }
             cookies = response.cookies
-            let from = current.url ?? target
+            let from = current.url
             chain.append(from)
-            visited[Self.key(current.httpMethod, from)] = cookies.count
+            visited[Self.key(current.method, from)] = cookies.count
             let hop = try nextRequest(after: current, response: response, to: target, chain: chain)
             guard chain.count <= policy.maxRedirects else {
                 throw RequestError(.tooManyRedirects, response: response,
                                    detail: "more than \(policy.maxRedirects): " + Self.describe(chain + [target]))
             }
-            if let cookiesThen = visited[Self.key(hop.httpMethod, target)], cookiesThen == cookies.count {
+            if let cookiesThen = visited[Self.key(hop.method, target)], cookiesThen == cookies.count {
                 throw RequestError(.redirectRefused, response: response, detail: "a loop: " + Self.describe(chain + [target]))
-            }
-            if hop.httpBodyStream != nil {
-                throw RequestError(.redirectRefused, response: response,
-                                   detail: "\(response.statusCode) asks to send the body again, and a body stream cannot be replayed")
             }
             if let decide = policy.decide {
                 guard let decided = try await decide(Redirect(response: response, next: hop, chain: chain)) else {
@@ -63,8 +59,8 @@ struct RedirectFollower: Interceptor {
     private func redirectTarget(of response: Response) throws -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers.value(for: "Location") else { return nil }
-        guard let base = response.request.url,
-              let target = URL(string: location, relativeTo: base)?.absoluteURL,
+        let base = response.outgoingRequest.url
+        guard let target = URL(string: location, relativeTo: base)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = target.host, !host.isEmpty else {
             throw RequestError(.redirectRefused, response: response,
@@ -78,29 +74,28 @@ struct RedirectFollower: Interceptor {
     }
 
     /// The request for the next hop, by the method, body and credential rules.
-    private func nextRequest(after request: URLRequest, response: Response, to target: URL, chain: [URL]) throws -> URLRequest {
+    private func nextRequest(after request: OutgoingRequest, response: Response, to target: URL, chain: [URL]) throws -> OutgoingRequest {
         var next = request
-        next.url = target
-        let method = request.httpMethod?.uppercased() ?? "GET"
+        next.target = RequestTarget(target)
+        let method = request.method
         let status = response.statusCode
-        if (status == 303 && method != "HEAD" && method != "GET") || ((status == 301 || status == 302) && method == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
+        if (status == 303 && method != .head && method != .get) || ((status == 301 || status == 302) && method == .post) {
+            next.method = .get
+            next.body = .empty
             for name in Self.bodyHeaders {
-                next.setField(nil, for: name)
+                next.headers.remove(name: name)
             }
         }
-        if let from = request.url, Origin(from) != Origin(target) {
+        if request.target.origin != next.target.origin {
             for name in Self.credentialHeaders {
-                next.setField(nil, for: name)
+                next.headers.remove(name: name)
             }
         }
         return next
     }
 
-    private static func key(_ method: String?, _ url: URL) -> String {
-        (method?.uppercased() ?? "GET") + " " + url.absoluteString
+    private static func key(_ method: HTTPMethod, _ url: URL) -> String {
+        method.rawValue.uppercased() + " " + url.absoluteString
     }
 
     private static func describe(_ chain: [URL]) -> String {

@@ -33,9 +33,9 @@ public struct RedirectPolicy: Sendable {
     public let maxRedirects: Int
     /// Whether a redirect from https to http is followed.
     public let allowsInsecure: Bool
-    let decide: (@Sendable (Redirect) async throws -> URLRequest?)?
+    let decide: (@Sendable (Redirect) async throws -> OutgoingRequest?)?
 
-    private init(maxRedirects: Int, allowsInsecure: Bool, decide: (@Sendable (Redirect) async throws -> URLRequest?)?) {
+    private init(maxRedirects: Int, allowsInsecure: Bool, decide: (@Sendable (Redirect) async throws -> OutgoingRequest?)?) {
         self.maxRedirects = max(0, maxRedirects)
         self.allowsInsecure = allowsInsecure
         self.decide = decide
@@ -68,7 +68,7 @@ public struct RedirectPolicy: Sendable {
     public static func custom(
         max: Int = 10,
         allowsInsecure: Bool = false,
-        _ decide: @escaping @Sendable (Redirect) async throws -> URLRequest?
+        _ decide: @escaping @Sendable (Redirect) async throws -> OutgoingRequest?
     ) -> RedirectPolicy {
         RedirectPolicy(maxRedirects: max, allowsInsecure: allowsInsecure, decide: decide)
     }
@@ -84,13 +84,13 @@ public struct Redirect: Sendable {
     /// The 3xx response.
     public let response: Response
     /// The request the policy's rules would send next.
-    public let next: URLRequest
+    public let next: OutgoingRequest
     /// The URLs requested so far in this call, the one that answered `response` last.
     public let chain: [URL]
 
     /// Whether the next request goes to another origin than the one that redirected.
     public var isCrossOrigin: Bool {
-        guard let from = response.request.url, let to = next.url else { return true }
-        return Origin(from) != Origin(to)
+        guard let from = response.outgoingRequest.target.origin, let to = next.target.origin else { return true }
+        return from != to
     }
 }

@@ -15,7 +15,7 @@ public protocol RequestModifier: Interceptor {
     /// - Parameter request: The request so far; change it in place.
     /// - Throws: Any error; the session wraps it in ``RequestError`` with code
     ///   ``RequestError/Code/modifierFailed`` and does not send the request.
-    func modify(_ request: inout URLRequest) async throws
+    func modify(_ request: inout OutgoingRequest) async throws
 
     /// The origin this modifier sends requests to, when it is one: credentials scoped to
     /// ``CredentialScope/sessionServer`` go there. ``ServerEnvironment`` gives its origin; the
@@ -35,13 +35,13 @@ extension RequestModifier {
     /// - Returns: The response of the rest of the chain.
     /// - Throws: ``RequestError`` with code ``RequestError/Code/modifierFailed`` naming the
     ///   modifier, `CancellationError`, or what the rest of the chain threw.
-    public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
+    public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         try await apply(to: &request)
         return try await next(request)
     }
 
     /// Runs ``modify(_:)``, naming this modifier in what it throws.
-    func apply(to request: inout URLRequest) async throws {
+    func apply(to request: inout OutgoingRequest) async throws {
         do {
             try await modify(&request)
         } catch {
@@ -63,12 +63,12 @@ extension RequestModifier {
 /// ])
 /// ```
 public struct ModifyRequest: RequestModifier {
-    private let body: @Sendable (inout URLRequest) async throws -> Void
+    private let body: @Sendable (inout OutgoingRequest) async throws -> Void
 
     /// Creates a modifier from a closure that may throw and may suspend.
     ///
     /// - Parameter body: Changes the request in place.
-    public init(_ body: @escaping @Sendable (inout URLRequest) async throws -> Void) {
+    public init(_ body: @escaping @Sendable (inout OutgoingRequest) async throws -> Void) {
         self.body = body
     }
 
@@ -76,7 +76,7 @@ public struct ModifyRequest: RequestModifier {
     ///
     /// - Parameter request: The request to change.
     /// - Throws: Whatever the closure throws.
-    public func modify(_ request: inout URLRequest) async throws {
+    public func modify(_ request: inout OutgoingRequest) async throws {
         try await body(&request)
     }
 }

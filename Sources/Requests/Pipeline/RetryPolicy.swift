@@ -108,7 +108,7 @@ public struct RetryPolicy: Interceptor {
     ///   in ``Response/failedAttempts``.
     /// - Throws: The last error, listing the failed tries in ``RequestError/failedAttempts``;
     ///   `CancellationError` when cancelled, also during a wait.
-    public func intercept(_ request: URLRequest, next: Next) async throws -> Response {
+    public func intercept(_ request: OutgoingRequest, next: Next) async throws -> Response {
         guard maxAttempts > 1, allowsRetry(of: request) else {
             return try await next(request)
         }
@@ -144,9 +144,8 @@ public struct RetryPolicy: Interceptor {
     }
 
     /// Whether the request's method may be sent twice.
-    func allowsRetry(of request: URLRequest) -> Bool {
-        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        return methods.contains(method) || request.value(forHTTPHeaderField: "Idempotency-Key") != nil
+    func allowsRetry(of request: OutgoingRequest) -> Bool {
+        methods.contains(request.method) || request.headers["Idempotency-Key"] != nil
     }
 
     /// The failure record and the wait before the next try, or `nil` when the outcome is final.

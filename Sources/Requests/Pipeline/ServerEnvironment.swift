@@ -69,16 +69,15 @@ public struct ServerEnvironment: RequestModifier, Hashable {
     /// - Parameter request: The request to complete.
     /// - Throws: ``/ParameterEncoding/ParameterEncodingError`` when the request has no URL, when the
     ///   result is not a valid URL, or when one of ``headers`` is refused.
-    public func modify(_ request: inout URLRequest) throws {
-        guard let url = request.url else {
-            throw ParameterEncodingError(.missingURL, detail: "the request has no URL to complete")
-        }
+    public func modify(_ request: inout OutgoingRequest) throws {
+        try headers.validate()
+        let url = request.url
         var text: String
         var changed: Bool
-        if url.host?.isEmpty ?? true {
+        if request.target.host.isEmpty {
             text = absolute(url.relativeString)
             changed = true
-        } else if servesHost(of: url) {
+        } else if servesHost(of: request.target) {
             text = url.absoluteString
             // A URL relative to a base is made whole, as a request's URL is expected to be.
             changed = url.baseURL != nil
@@ -94,9 +93,10 @@ public struct ServerEnvironment: RequestModifier, Hashable {
             guard let completed = URL(string: text) else {
                 throw ParameterEncodingError(.invalidURL, detail: "\"\(text)\" is not a URL")
             }
-            request.url = completed
+            request.target = RequestTarget(completed)
         }
-        try request.addMissingHeaders(headers)
+        // The request's own fields replace the environment's of the same name.
+        request.headers = headers.overridden(by: request.headers)
     }
 
     /// The origin requests are sent to: ``scheme``, ``host`` and ``port``.
@@ -107,9 +107,9 @@ public struct ServerEnvironment: RequestModifier, Hashable {
     /// The ``origin``: credentials scoped to ``CredentialScope/sessionServer`` go there.
     public var serverOrigin: Origin? { origin }
 
-    private func servesHost(of url: URL) -> Bool {
-        guard url.host?.lowercased() == host.lowercased() else { return false }
-        return port == nil || url.port == port
+    private func servesHost(of target: RequestTarget) -> Bool {
+        guard target.host.lowercased() == host.lowercased() else { return false }
+        return port == nil || target.port == port
     }
 
     /// Appends `scheme://host[:port]`.

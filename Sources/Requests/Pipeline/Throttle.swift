@@ -58,8 +58,8 @@ public struct Throttle: Interceptor {
     ///   - next: The rest of the chain.
     /// - Returns: The response.
     /// - Throws: `CancellationError` when cancelled while waiting; what the rest of the chain threw.
-    public func intercept(_ request: consuming URLRequest, next: Next) async throws -> Response {
-        let host = perOrigin == nil ? nil : request.url.map { url in Origin(url)?.description ?? url.absoluteString }
+    public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
+        let host = perOrigin == nil ? nil : request.target.origin?.description ?? request.url.absoluteString
         try await slots.acquire(host: host)
         defer { slots.release(host: host) }
         return try await next(request)

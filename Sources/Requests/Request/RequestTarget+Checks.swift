@@ -50,6 +50,16 @@ extension RequestTarget {
     /// - Throws: ``/ParameterEncoding/ParameterEncodingError`` (`invalidURL`) when Foundation
     ///   does not parse the text the parts form.
     static func url(of parts: Parts) throws -> URL {
+        if parts.scheme.isEmpty, parts.host.isEmpty {
+            // A relative reference, which a ServerEnvironment completes later.
+            var text = parts.path
+            if let query = parts.query { text += "?" + query }
+            if let fragment = parts.fragment { text += "#" + fragment }
+            guard let url = URL(string: text) else {
+                throw ParameterEncodingError(.invalidURL, detail: "the parts form \"\(text)\", which is not a URL")
+            }
+            return url
+        }
         var text = parts.scheme + "://"
         if let user = parts.user {
             text += user

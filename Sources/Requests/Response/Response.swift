@@ -14,8 +14,14 @@ import FoundationNetworking
 /// let repos = try await session.request(url).validate().decode([Repo].self)
 /// ```
 public struct Response: Sendable {
-    /// The request as it was sent, after encoding and every modifier.
-    public let request: URLRequest
+    /// The request as it was sent, after encoding and every stage: method, target, header fields
+    /// in order, body and options.
+    public let outgoingRequest: OutgoingRequest
+    /// The request as it was sent, as a `URLRequest`, made when asked for (repeated fields joined,
+    /// a file or stream body left out: ``outgoingRequest`` has them as they were).
+    public var request: URLRequest {
+        outgoingRequest.unvalidatedURLRequest()
+    }
     /// The response head as the transport returned it. After redirects, this is the last response's.
     public let head: ResponseHead
     /// The response body; empty when there was none, and in the head of a stream.
@@ -54,13 +60,13 @@ public struct Response: Sendable {
     ///   - start: When the transfer started.
     ///   - duration: How long it took.
     public init(
-        request: URLRequest,
+        request: OutgoingRequest,
         head: ResponseHead,
         data: Data,
         start: ContinuousClock.Instant = .now,
         duration: Duration = .zero
     ) {
-        self.request = request
+        self.outgoingRequest = request
         self.head = head
         self.data = data
         self.start = start
@@ -76,7 +82,7 @@ public struct Response: Sendable {
     ///   - start: When the transfer started.
     ///   - duration: How long it took.
     public init(
-        request: URLRequest,
+        request: OutgoingRequest,
         httpResponse: HTTPURLResponse,
         data: Data,
         start: ContinuousClock.Instant = .now,

@@ -60,7 +60,7 @@ struct DownloadFile: Sendable {
     }
 
     /// Opens the partial file for writing: appending from `offset`, or empty when `offset` is 0.
-    func open(continuingAt offset: Int64, request: URLRequest) throws -> DownloadWriter {
+    func open(continuingAt offset: Int64, request: OutgoingRequest) throws -> DownloadWriter {
         try fileStep(request) {
             if offset == 0 || !FileManager.default.fileExists(atPath: partial.path) {
                 guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
@@ -75,7 +75,7 @@ struct DownloadFile: Sendable {
     }
 
     /// Removes a kept partial file that cannot be resumed.
-    func discardPartial(request: URLRequest) throws {
+    func discardPartial(request: OutgoingRequest) throws {
         try fileStep(request) {
             if FileManager.default.fileExists(atPath: partial.path) {
                 try FileManager.default.removeItem(at: partial)
@@ -85,7 +85,7 @@ struct DownloadFile: Sendable {
     }
 
     /// Moves the complete file into place, replacing what is there, in one rename.
-    func moveIntoPlace(request: URLRequest) throws {
+    func moveIntoPlace(request: OutgoingRequest) throws {
         try fileStep(request) {
             guard rename(partial.path, destination.path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path,
@@ -105,7 +105,7 @@ struct DownloadFile: Sendable {
     }
 
     /// Runs a file-system step, turning its errors into ``RequestError/Code/fileFailed``.
-    func fileStep<T>(_ request: URLRequest, _ body: () throws -> T) throws -> T {
+    func fileStep<T>(_ request: OutgoingRequest, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -120,7 +120,7 @@ struct DownloadFile: Sendable {
 struct DownloadWriter {
     let handle: FileHandle
     let file: DownloadFile
-    let request: URLRequest
+    let request: OutgoingRequest
 
     func write(_ chunk: Data) throws {
         try file.fileStep(request) { try handle.write(contentsOf: chunk) }

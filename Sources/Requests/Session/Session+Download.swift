@@ -150,7 +150,7 @@ extension Session {
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?,
-        build: @escaping @Sendable () throws -> URLRequest
+        build: @escaping @Sendable () throws -> OutgoingRequest
     ) -> Download {
         let (stream, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
@@ -165,7 +165,7 @@ extension Session {
     }
 
     private func performDownload(
-        _ request: URLRequest,
+        _ request: OutgoingRequest,
         into file: DownloadFile,
         timeout: Duration?,
         interceptors: [any Interceptor],
@@ -176,15 +176,15 @@ extension Session {
         var request = request
         // Byte counts and Range offsets are about the bytes on the wire; a transport that decodes
         // compressed bodies would match neither.
-        if transport.behavior.decodesContentEncoding, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            request.setField("identity", for: "Accept-Encoding")
+        if transport.behavior.decodesContentEncoding, request.headers["Accept-Encoding"] == nil {
+            request.headers.append(name: "Accept-Encoding", value: "identity")
         }
         let offset = file.resumableLength()
         if offset > 0 {
-            request.setField("bytes=\(offset)-", for: "Range")
+            request.headers.update(name: "Range", value: "bytes=\(offset)-")
             // A file that changed since the part was written comes back whole (200), not spliced.
-            if let validator = file.validator(), request.value(forHTTPHeaderField: "If-Range") == nil {
-                request.setField(validator, for: "If-Range")
+            if let validator = file.validator(), request.headers["If-Range"] == nil {
+                request.headers.append(name: "If-Range", value: validator)
             }
         }
         let stream = try await self.stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
@@ -246,11 +246,11 @@ extension Session {
     }
 }
 
-extension URLRequest {
+extension OutgoingRequest {
     /// This request without a `Range` header.
-    fileprivate func removingRange() -> URLRequest {
+    fileprivate func removingRange() -> OutgoingRequest {
         var request = self
-        request.setField(nil, for: "Range")
+        request.headers.remove(name: "Range")
         return request
     }
 }

@@ -14,12 +14,12 @@ extension Session {
     /// the whole chain races the deadline, so retries and their back-off count towards it; a stream
     /// call's chain ends at the head, so there the timeout bounds the wait for the head.
     func send(
-        _ request: consuming URLRequest,
+        _ request: consuming OutgoingRequest,
         timeout: Duration?,
         interceptors perCall: [any Interceptor],
         redirectPolicy: RedirectPolicy? = nil,
         mode: InterceptorChain.Mode = .collect,
-        body: CallBody? = nil
+        progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil
     ) async throws -> Response {
         let context = RequestContext(
             deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
@@ -40,11 +40,11 @@ extension Session {
         let idle = idleLimit.map(IdleWatch.init)
         let chain = InterceptorChain(
             stages: stages, transport: transport, context: context, monitors: monitorGroup,
-            timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, body: body,
+            timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, progress: progress,
             isShutDown: { [isShutDown] in isShutDown.withLock { $0 } }
         )
         var url = request.url
-        let method = request.httpMethod
+        let method = request.method
         // The watchdog enforces the idle limit through each trip's transfer handle, so that a
         // trip that idles out fails as that trip (a retry policy may send it again).
         let watched = idle.map { idle in watchdog.add { now in idle.expire(at: now) } }
@@ -91,27 +91,6 @@ extension Session {
     }
 }
 
-/// A request not built yet: the encoding builds it from this, so it owns the only reference and
-/// changes it without copying (on Linux, changing a shared `URLRequest` copies all of it).
-struct RequestDescription: URLRequestConvertible {
-    let url: URL
-    let method: HTTPMethod
-    let headers: HTTPHeaders
-
-    func asURLRequest() throws -> URLRequest {
-        try method.validate()
-        try headers.validate()
-        var request = URLRequest(url: url)
-        // `GET` is a new request's method already; setting it costs FoundationNetworking a
-        // normalising pass.
-        if method != .get { request.httpMethod = method.rawValue }
-        if !headers.isEmpty {
-            request.allHTTPHeaderFields = headers.dictionary
-        }
-        return request
-    }
-}
-
 extension Duration {
     /// The duration in seconds, as `TimeInterval`.
     var seconds: TimeInterval {
@@ -136,6 +115,25 @@ struct BodyEncoding: ParameterEncoding {
 
     func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         try body.applied(to: urlRequest.asURLRequest())
+    }
+
+    /// The body and, where the request does not set them, the headers it needs, written into
+    /// the request directly.
+    func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let request = target as? OutgoingRequest else {
+            let encoded = try encode(target, with: parameters)
+            return try target.replace(with: encoded)
+        }
+        guard !body.isEmpty else { return }
+        let (data, headers) = try body.encodedWithHeaders()
+        try headers.validate()
+        var value = request
+        for header in headers where value.headers[header.name] == nil {
+            value.headers.append(header)
+        }
+        value.body = .data(data)
+        // `target` is an `OutgoingRequest`: checked above.
+        if let written = value as? Target { target = written }
     }
 }
 

@@ -72,7 +72,7 @@ extension Session {
 
     /// Runs a built request through the pipeline, returning at the head.
     func stream(
-        built request: consuming URLRequest,
+        built request: consuming OutgoingRequest,
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?

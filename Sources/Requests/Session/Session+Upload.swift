@@ -173,29 +173,25 @@ extension Session {
         let resolved = try build(nil) { try url.asURL() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("swift-requests-upload-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        var body = RequestBody.empty
-        let request = try build(Self.context(resolved, method)) { () throws -> URLRequest in
-            var merged = self.headers
-            for header in headers ?? [] {
-                merged.update(header)
-            }
+        let request = try build((method, resolved)) { () throws -> OutgoingRequest in
+            var request = OutgoingRequest(url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]))
             let (prepared, contentType) = try prepare(file)
-            body = prepared
+            request.body = prepared
             if let contentType {
-                merged.update(HTTPHeader(name: "Content-Type", value: contentType))
+                request.headers.update(HTTPHeader(name: "Content-Type", value: contentType))
             }
-            return try RequestDescription(url: resolved, method: method, headers: merged).asURLRequest()
+            return request
         }
         try Task.checkCancellation()
-        let total = body.length ?? 0
+        let total = request.body.length ?? 0
         progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
         let latest = Guarded(UploadProgress(bytesSent: 0, totalBytes: total))
-        let call = CallBody(body: body, method: request.httpMethod) { sent, expected in
+        let report: @Sendable (Int64, Int64?) -> Void = { sent, expected in
             let value = UploadProgress(bytesSent: sent, totalBytes: expected ?? total)
             latest.withLock { $0 = value }
             progress.yield(value)
         }
-        let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, body: call)
+        let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, progress: report)
         // The end, never behind what the transport last said (a stream's length is known only now).
         let last = latest.withLock { $0 }
         let sent = max(total, last.bytesSent)

@@ -300,7 +300,7 @@ public final class Session: Sendable {
     }
 
     /// Throws when the session was shut down.
-    func checkOpen(_ request: URLRequest?) throws {
+    func checkOpen(_ request: OutgoingRequest) throws {
         if isShutDown.withLock({ $0 }) {
             throw RequestError(.sessionShutDown, request: request, detail: "shutdown() was called on this session")
         }
@@ -315,28 +315,24 @@ public final class Session: Sendable {
         parameters: Parameters?,
         encoding: any ParameterEncoding,
         headers: HTTPHeaders?
-    ) throws -> URLRequest {
+    ) throws -> OutgoingRequest {
         let resolved = try build(nil) { try url.asURL() }
-        return try build(Self.context(resolved, method)) { () throws -> URLRequest in
-            var merged = self.headers
-            for header in headers ?? [] {
-                merged.update(header)
-            }
-            let description = RequestDescription(url: resolved, method: method, headers: merged)
-            return try encoding.encode(description, with: parameters)
-        }
-    }
-
-    /// A ready-made request with the session's headers added where it has none.
-    func makeRequest(_ request: any URLRequestConvertible) throws -> URLRequest {
-        try build(nil) { () throws -> URLRequest in
-            var request = try request.asURLRequest()
-            try request.addMissingHeaders(headers)
+        return try build((method, resolved)) { () throws -> OutgoingRequest in
+            var request = OutgoingRequest(url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]))
+            try encoding.encode(parameters, into: &request)
             return request
         }
     }
 
-    /// The stages every call ends with: the redirect policy's, then the cookies'.
+    func makeRequest(_ request: any URLRequestConvertible) throws -> OutgoingRequest {
+        try build(nil) { () throws -> OutgoingRequest in
+            var request = try (request as? OutgoingRequest) ?? OutgoingRequest(request.asURLRequest())
+            // The request's own fields replace the session's of the same name.
+            request.headers = headers.overridden(by: request.headers)
+            return request
+        }
+    }
+
     static func innerStages(_ policy: RedirectPolicy, _ cookies: Cookies) -> [any Interceptor] {
         var stages: [any Interceptor] = []
         if policy.follows {
@@ -350,20 +346,15 @@ public final class Session: Sendable {
 
     /// Runs a building step, turning its errors into ``RequestError``; `context` is the method and
     /// URL the error should name, when they are known.
-    func build<T>(_ context: @autoclosure () -> URLRequest?, _ body: () throws -> T) throws -> T {
+    func build<T>(_ context: (method: HTTPMethod, url: URL)?, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let error as RequestError {
+            throw error
         } catch let error as ParameterEncodingError where error.code == .invalidURL {
-            throw RequestError(.invalidURL, request: context(), detail: error.detail, underlyingError: error)
+            throw RequestError(.invalidURL, method: context?.method, url: context?.url, detail: error.detail, underlyingError: error)
         } catch {
-            throw RequestError(.encodingFailed, request: context(), underlyingError: error)
+            throw RequestError(.encodingFailed, method: context?.method, url: context?.url, underlyingError: error)
         }
-    }
-
-    /// A request carrying only the URL and method, for naming them in an error.
-    static func context(_ url: URL, _ method: HTTPMethod) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        return request
     }
 }

@@ -46,7 +46,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// Cancels the transfer once the last copy of this body and every iterator over it are gone.
     let owner: Owner
     /// The request the body answers, for naming it in errors; the session sets it.
-    var request: URLRequest?
+    var request: (method: HTTPMethod, url: URL)?
     /// The longest the reader waits for a chunk before the body fails as timed out; the session
     /// sets it from the call's timeout.
     var silenceLimit: Duration?
@@ -107,7 +107,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         for try await chunk in self {
             guard data.count + chunk.count <= limit else {
                 source.cancel()
-                throw RequestError(.bodyTooLarge, request: request, detail: "the body is longer than \(limit) bytes")
+                throw RequestError(.bodyTooLarge, method: request?.method, url: request?.url, detail: "the body is longer than \(limit) bytes")
             }
             data.append(chunk)
         }
@@ -145,12 +145,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// transfer when the iterator goes away before the body ended, e.g. on `break`.
     final class Reader {
         private let owner: Owner
-        private let request: URLRequest?
+        private let request: (method: HTTPMethod, url: URL)?
         private let silence: SilenceTimer?
         private var done = false
         private var source: any ResponseBodySource { owner.source }
 
-        init(owner: Owner, request: URLRequest?, silenceLimit: Duration?) {
+        init(owner: Owner, request: (method: HTTPMethod, url: URL)?, silenceLimit: Duration?) {
             self.owner = owner
             self.request = request
             self.silence = silenceLimit.map { SilenceTimer(limit: $0, source: owner.source) }
@@ -187,7 +187,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         /// What the source threw, as the reader sees it.
         private func failure(_ error: any Error) -> any Error {
             if let silence, silence.fired {
-                return RequestError(.timedOut, request: request, detail: "the body sent nothing for \(silence.limit.phrase)",
+                return RequestError(.timedOut, method: request?.method, url: request?.url, detail: "the body sent nothing for \(silence.limit.phrase)",
                                     transportErrorKind: .timedOut)
             }
             if error is RequestError || error is CancellationError { return error }
@@ -198,12 +198,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
             switch kind {
             case .cancelled:
                 // The engine cancelled the transfer while nothing here asked it to.
-                return RequestError(.cancelled, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
+                return RequestError(.cancelled, method: request?.method, url: request?.url, detail: detail, underlyingError: engine, transportErrorKind: kind)
             case .timedOut:
-                return RequestError(.timedOut, request: request, detail: detail.isEmpty ? "the body stopped arriving" : detail,
+                return RequestError(.timedOut, method: request?.method, url: request?.url, detail: detail.isEmpty ? "the body stopped arriving" : detail,
                                     underlyingError: engine, transportErrorKind: kind)
             default:
-                return RequestError(.streamFailed, request: request, detail: detail, underlyingError: engine, transportErrorKind: kind)
+                return RequestError(.streamFailed, method: request?.method, url: request?.url, detail: detail, underlyingError: engine, transportErrorKind: kind)
             }
         }
 

@@ -111,7 +111,7 @@ public struct ResponseStream: Sendable {
 extension Response {
     /// This response with another body, keeping everything else.
     func with(data: Data) -> Response {
-        var copy = Response(request: request, head: head, data: data, start: start, duration: .now - start)
+        var copy = Response(request: outgoingRequest, head: head, data: data, start: start, duration: .now - start)
         copy.failedAttempts = failedAttempts
         copy.redirects = redirects
         copy.cookies = cookies

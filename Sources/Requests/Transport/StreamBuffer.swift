@@ -26,7 +26,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
     /// How many bytes may wait before the network is held back.
     let limit: Int
     /// The request, for naming it in errors.
-    let request: URLRequest
+    let request: (method: HTTPMethod, url: URL)
 
     /// How far behind the network a Linux reader may fall before the stream fails.
     let spillLimit: Int
@@ -46,7 +46,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
     /// Where chunks go while the memory buffer is full (Linux).
     private var spill: SpillFile?
 
-    init(request: URLRequest, limit: Int, spillLimit: Int = 4 << 30) {
+    init(request: (method: HTTPMethod, url: URL), limit: Int, spillLimit: Int = 4 << 30) {
         self.request = request
         self.limit = max(limit, 1)
         self.spillLimit = spillLimit
@@ -104,12 +104,12 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
                 spill = file
                 try file.append(data)
                 guard file.count <= spillLimit else {
-                    throw RequestError(.bodyTooLarge, request: request,
+                    throw RequestError(.bodyTooLarge, method: request.method, url: request.url,
                                        detail: "the reader fell more than \(spillLimit) bytes behind the network")
                 }
                 return (nil, nil, nil)
             } catch {
-                let failure = error is RequestError ? error : RequestError(.streamFailed, request: request, detail: "could not buffer the body on disk", underlyingError: error)
+                let failure = error is RequestError ? error : RequestError(.streamFailed, method: request.method, url: request.url, detail: "could not buffer the body on disk", underlyingError: error)
                 end = .some(failure)
                 return (nil, self.task, failure)
             }
@@ -229,7 +229,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
                         return .success([data])
                     }
                 } catch {
-                    return .failure(RequestError(.streamFailed, request: request, detail: "could not read the body back from disk", underlyingError: error))
+                    return .failure(RequestError(.streamFailed, method: request.method, url: request.url, detail: "could not read the body back from disk", underlyingError: error))
                 }
             }
             if let end {
@@ -237,7 +237,7 @@ final class StreamBuffer: ResponseBodySource, @unchecked Sendable {
                 return .success(nil)
             }
             guard waiter == nil else {
-                return .failure(RequestError(.streamFailed, request: request, detail: "the body is already being read by another loop; a body is read once"))
+                return .failure(RequestError(.streamFailed, method: request.method, url: request.url, detail: "the body is already being read by another loop; a body is read once"))
             }
             waiter = continuation
             return nil

@@ -58,14 +58,12 @@ extension Transport {
 
 // MARK: - TransportRequest
 
-/// One request as a transport receives it: method, URL and headers, and the body to send.
+/// One request as a transport receives it: the request value (method, target, header fields in
+/// order, body), and how to report on it.
 public struct TransportRequest: Sendable {
-    /// The method, URL and headers to send. Its `httpBody` is ``body``'s bytes when the body is
-    /// ``RequestBody/data(_:)``, and `nil` otherwise; its `timeoutInterval` is not the session's
-    /// and is to be ignored.
-    public let urlRequest: URLRequest
-    /// The body to send.
-    public let body: RequestBody
+    /// The request: method, target, header fields in the order to send them (checked already),
+    /// and the body.
+    public let request: OutgoingRequest
     /// Called as the body is sent, with the bytes sent so far and the body's length when known.
     /// A transport calls it at least once, when the whole body has been sent.
     public let progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)?
@@ -82,32 +80,36 @@ public struct TransportRequest: Sendable {
     /// Creates a request for a transport.
     ///
     /// - Parameters:
-    ///   - urlRequest: The method, URL and headers.
-    ///   - body: The body; by default the request's `httpBody`, or none.
+    ///   - request: The request value.
     ///   - progress: Called as the body is sent.
     ///   - handle: The handle the session cancels; a new one by default.
     ///   - readsBodyWhole: Whether the caller reads the response body whole; `false` by default.
     public init(
-        _ urlRequest: URLRequest,
-        body: RequestBody? = nil,
+        _ request: OutgoingRequest,
         progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil,
         handle: TransferHandle = TransferHandle(),
         readsBodyWhole: Bool = false
     ) {
-        self.urlRequest = urlRequest
-        self.body = body ?? urlRequest.httpBody.map(RequestBody.data) ?? .empty
+        self.request = request
         self.progress = progress
         self.handle = handle
         self.readsBodyWhole = readsBodyWhole
     }
 
     /// The request's URL.
-    public var url: URL? { urlRequest.url }
-    /// The request's method, `GET` when the request names none.
-    public var method: HTTPMethod { HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET") }
-    /// The request's headers, in a stable order (by name).
-    public var headers: HTTPHeaders {
-        HTTPHeaders(urlRequest.allHTTPHeaderFields ?? [:]).sorted()
+    public var url: URL { request.url }
+    /// The request's method.
+    public var method: HTTPMethod { request.method }
+    /// The request's header fields, in the order to send them; a name may repeat.
+    public var headers: HTTPHeaders { request.headers }
+    /// The body to send.
+    public var body: RequestBody { request.body }
+
+    /// The request as a `URLRequest`, built in one go, for an engine that takes one: repeated
+    /// fields joined (`Cookie` with `; `), bytes as `httpBody`, a file or stream body left to
+    /// ``body``. Its `timeoutInterval` is Foundation's default and not the session's.
+    public var urlRequest: URLRequest {
+        request.unvalidatedURLRequest()
     }
 }
 

@@ -109,23 +109,22 @@ public struct URLSessionTransport: Transport {
         guard let delegate else {
             return try await sendWhole(request)
         }
-        var urlRequest = request.urlRequest
-        urlRequest.timeoutInterval = Self.engineTimeout
+        // The engine's request, built once: the session owns every timeout, so the engine's is a
+        // week away. A file or stream body is not in it.
+        let urlRequest = request.request.unvalidatedURLRequest(timeout: .seconds(Self.engineTimeout))
         var upload: URL?
         var spooled: URL?
         switch request.body.storage {
         case .empty, .data:
             break
         case .file(let url, _):
-            urlRequest.httpBody = nil
             upload = url
         case .stream:
             // URLSession streams a body only from an InputStream; the chunks go to a temporary
             // file first (memory stays bounded), which is then uploaded and removed.
-            let file = try await Self.spool(request.body, for: urlRequest)
+            let file = try await Self.spool(request.body, for: request.request)
             spooled = file
             upload = file
-            urlRequest.httpBody = nil
         }
         // A request that failed on a reused HTTP/2 connection the server had closed, before any
         // byte of its answer, goes once more on a new connection, as browsers do. A streamed body,
@@ -148,7 +147,7 @@ public struct URLSessionTransport: Transport {
     private func start(
         _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
     ) async throws -> (ResponseHead, ResponseBody) {
-        let buffer = StreamBuffer(request: urlRequest, limit: streamBufferLimit)
+        let buffer = StreamBuffer(request: (request.method, request.url), limit: streamBufferLimit)
         var carrier = (session: session, delegate: delegate)
         #if canImport(FoundationNetworking)
         if !request.readsBodyWhole {
@@ -234,7 +233,7 @@ extension URLSessionTransport {
     }
 
     /// Writes a stream body to a temporary file, unlinked by the task's completion.
-    static func spool(_ body: RequestBody, for request: URLRequest) async throws -> URL {
+    static func spool(_ body: RequestBody, for request: OutgoingRequest) async throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("swift-requests-body-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
             throw RequestError(.encodingFailed, request: request, detail: "could not create \(file.path) to hold the streamed body")
@@ -255,7 +254,7 @@ extension URLSessionTransport {
 
     /// Over a caller's session: one task with a completion handler, its body whole.
     private func sendWhole(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
-        var urlRequest = request.urlRequest
+        let urlRequest = request.urlRequest
         var spooled: URL?
         defer { spooled.map { try? FileManager.default.removeItem(at: $0) } }
         var file: URL?
@@ -265,10 +264,9 @@ extension URLSessionTransport {
         case .file(let url, _):
             file = url
         case .stream:
-            spooled = try await Self.spool(request.body, for: urlRequest)
+            spooled = try await Self.spool(request.body, for: request.request)
             file = spooled
         }
-        if file != nil { urlRequest.httpBody = nil }
         let box = Guarded<(task: URLSessionTask?, continuation: CheckedContinuation<(Data, URLResponse), any Error>?, cancelled: Bool)>((nil, nil, false))
         @Sendable func cancel() {
             let (task, waiting) = box.withLock { state in

@@ -22,7 +22,7 @@ final class InMemoryServer: Transport {
     private let drips = Guarded<[String: (sent: Int, finished: Bool, aborted: Bool)]>([:])
 
     func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
-        guard let url = request.url else { throw TransportError(.other, detail: "no URL") }
+        let url = request.url
         if url.port == 1 {
             throw TransportError(.cannotConnect, detail: "connection refused (in memory)")
         }

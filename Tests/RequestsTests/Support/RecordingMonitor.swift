@@ -14,20 +14,20 @@ struct RecordingMonitor: EventMonitor {
 
     var events: [String] { lines.withLock { $0 } }
 
-    func requestWillSend(_ request: URLRequest, attempt: RequestAttempt) {
-        record("send \(attempt.number) \(request.httpMethod ?? "?") \(request.url?.path ?? "")", attempt)
+    func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {
+        record("send \(attempt.number) \(request.method.rawValue) \(request.url.path)", attempt)
     }
 
     func requestDidReceive(_ response: Response, attempt: RequestAttempt) {
         record("receive \(attempt.number) \(response.statusCode)", attempt)
     }
 
-    func requestDidFail(_ request: URLRequest, error: any Error, attempt: RequestAttempt) {
+    func requestDidFail(_ request: OutgoingRequest, error: any Error, attempt: RequestAttempt) {
         let code = (error as? RequestError).map { "\($0.code)" } ?? "\(type(of: error))"
         record("fail \(attempt.number) \(code)", attempt)
     }
 
-    func requestWillRetry(_ request: URLRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
+    func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         record("retry \(attempt.number) \(reason)", attempt)
     }
 

@@ -119,7 +119,7 @@ struct MockTransport: Transport {
 /// A response value for unit tests.
 func makeResponse(status: Int = 200, headers: [String: String] = [:], body: String = "") throws -> Response {
     let url = URL(string: "http://127.0.0.1/test") ?? URL(fileURLWithPath: "/")
-    let request = URLRequest(url: url)
+    let request = OutgoingRequest(url: url)
     guard let http = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers) else {
         throw URLError(.badServerResponse)
     }
