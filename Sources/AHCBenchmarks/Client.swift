@@ -100,7 +100,7 @@ struct Client: Sendable {
             var configuration = AsyncHTTPClientTransport.Configuration()
             configuration.maximumConnectionsPerHost = connections
             let transport = AsyncHTTPClientTransport(configuration: configuration)
-            let request = URLRequest(url: url)
+            let request = OutgoingRequest(url: url)
             return Client(kind: kind, send: {
                 let (head, body) = try await transport.send(TransportRequest(request, readsBodyWhole: true))
                 let data = try await body.collect()

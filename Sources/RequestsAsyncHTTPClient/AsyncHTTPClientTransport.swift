@@ -85,7 +85,8 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
     /// - Throws: A ``TransportError`` classifying the failure (NIO's error beneath), or
     ///   `CancellationError` when the calling task or the request's handle was cancelled.
     public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
-        guard let url = request.url, let host = url.host else {
+        let host = request.request.target.host
+        guard !host.isEmpty else {
             throw TransportError(.other, detail: "the request has no URL with a host")
         }
         let client = configuration.pins.pattern(for: host).flatMap { pinnedClients[$0] } ?? self.client
@@ -101,7 +102,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         let head = ResponseHead(
             statusCode: Int(response.status.code),
             headers: Self.headers(response.headers),
-            url: url,
+            url: request.url,
             httpVersion: Self.versionText(response.version)
         )
         return (head, exchange.takeWholeBody().map(ResponseBody.init) ?? ResponseBody(source: exchange))

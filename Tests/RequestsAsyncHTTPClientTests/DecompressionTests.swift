@@ -137,7 +137,7 @@ import FoundationNetworking
         roomy.decompression = .enabled(limit: .size(8 << 20))
         try await withTransport(roomy) { transport in
             for path in ["/gzip", "/deflate", "/zeros/4194304"] {
-                let (_, body) = try await transport.send(TransportRequest(URLRequest(url: try server().url(path))))
+                let (_, body) = try await transport.send(TransportRequest(OutgoingRequest(url: try server().url(path))))
                 var sizes: [Int] = []
                 for try await chunk in body { sizes.append(chunk.count) }
                 let empty = sizes.filter { $0 == 0 }.count

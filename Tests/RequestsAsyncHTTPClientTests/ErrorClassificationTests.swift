@@ -138,7 +138,7 @@ import FoundationNetworking
     @Test func aResetMidBodyIsConnectionLostFromTheBody() async throws {
         try await withTransport { transport in
             let url = try hostileServer().url("/reset-in-body")
-            let (head, body) = try await transport.send(TransportRequest(URLRequest(url: url)))
+            let (head, body) = try await transport.send(TransportRequest(OutgoingRequest(url: url)))
             #expect(head.statusCode == 200)
             var received = 0
             let error = await #expect(throws: RequestError.self) {

@@ -44,7 +44,7 @@ import FoundationNetworking
     @Test func theTransportAloneSendsARequestWhoseConnectionWasDroppedOnce() async throws {
         let key = uniqueKey("drop-alone")
         try await withTransport { transport in
-            let outcome = await capture { try await exchange(transport, URLRequest(url: try server().url("/flaky/\(key)/1?close=1"))) }
+            let outcome = await capture { try await exchange(transport, OutgoingRequest(url: try server().url("/flaky/\(key)/1?close=1"))) }
             let error = try #require(outcome.failure, "the dropped request was answered: the engine sent it again")
             #expect(TransportError.kind(of: error) == .connectionLost, "\(error)")
             #expect(try await count(transport, "/flaky-count/\(key)") == 1)
@@ -68,7 +68,7 @@ import FoundationNetworking
             #expect(response.statusCode == 200)
             #expect(response.request.value(forHTTPHeaderField: "Authorization") == "Bearer \(realm)-1")
             #expect(await tokens.refreshes == 1)
-            let (_, data) = try await exchange(transport, URLRequest(url: server.url("/bearer/\(realm)/stats")))
+            let (_, data) = try await exchange(transport, OutgoingRequest(url: server.url("/bearer/\(realm)/stats")))
             let stats = try JSONDecoder().decode(BearerStats.self, from: data)
             #expect(stats.refreshes == 1 && stats.unauthorized == 1 && stats.requests == 2, "\(stats)")
         }
@@ -78,7 +78,7 @@ import FoundationNetworking
 
     @Test func redirectsAreFollowedByThePipelineAndNotByTheEngine() async throws {
         try await withTransport { transport in
-            let (head, _) = try await exchange(transport, URLRequest(url: try server().url("/redirect/2")))
+            let (head, _) = try await exchange(transport, OutgoingRequest(url: try server().url("/redirect/2")))
             #expect(head.statusCode == 302)
             #expect(head.headers["Location"] == "/redirect/1")
 
@@ -98,9 +98,9 @@ import FoundationNetworking
 
     @Test func cookiesAreKeptBySessionsAndNotByTheEngine() async throws {
         try await withTransport { transport in
-            let (set, _) = try await exchange(transport, URLRequest(url: try server().url("/cookies/set?engine=1")))
+            let (set, _) = try await exchange(transport, OutgoingRequest(url: try server().url("/cookies/set?engine=1")))
             #expect(set.headers.values(for: "Set-Cookie") == ["engine=1; Path=/"])
-            let (_, alone) = try await exchange(transport, URLRequest(url: try server().url("/cookies")))
+            let (_, alone) = try await exchange(transport, OutgoingRequest(url: try server().url("/cookies")))
             #expect(try JSONDecoder().decode(CookieEcho.self, from: alone).cookies == [:], "the engine sent a cookie")
 
             let session = Session(transport: transport, cookies: .inMemory())
@@ -126,7 +126,7 @@ import FoundationNetworking
     /// A server counter, read over the transport alone.
     private func count(_ transport: AsyncHTTPClientTransport, _ path: String) async throws -> Int {
         struct Count: Decodable { let count: Int }
-        let (_, data) = try await exchange(transport, URLRequest(url: try server().url(path)))
+        let (_, data) = try await exchange(transport, OutgoingRequest(url: try server().url(path)))
         return try JSONDecoder().decode(Count.self, from: data).count
     }
 }
@@ -167,7 +167,7 @@ private actor ServerTokens: TokenProvider {
     }
 
     func refreshToken(rejected: String) async throws -> String {
-        let (head, data) = try await exchange(transport, URLRequest(url: server.url("/bearer/\(realm)/rotate")))
+        let (head, data) = try await exchange(transport, OutgoingRequest(url: server.url("/bearer/\(realm)/rotate")))
         guard head.statusCode == 200 else { throw RefreshRefused(status: head.statusCode) }
         struct Answer: Decodable { let token: String }
         current = try JSONDecoder().decode(Answer.self, from: data).token

@@ -16,13 +16,13 @@ import FoundationNetworking
 @Suite struct ShutdownTests {
     @Test func aRequestAfterShutdownFailsAtOnceSayingSo() async throws {
         let transport = AsyncHTTPClientTransport()
-        let (head, _) = try await exchange(transport, URLRequest(url: try server().url("/anything")))
+        let (head, _) = try await exchange(transport, OutgoingRequest(url: try server().url("/anything")))
         #expect(head.statusCode == 200)
         try await transport.shutdown()
 
         let probe = LatenessProbe()
         let start = ContinuousClock.now
-        let outcome = await capture { try await transport.send(TransportRequest(URLRequest(url: try server().url("/anything")))) }
+        let outcome = await capture { try await transport.send(TransportRequest(OutgoingRequest(url: try server().url("/anything")))) }
         let (inTime, took) = await isWithin(.seconds(1), ContinuousClock.now - start, beside: probe)
         let error = try #require(outcome.failure, "a request after shutdown was answered")
         print("after shutdown, the transport: \(error) (\(took))")
@@ -46,18 +46,18 @@ import FoundationNetworking
         let refused = await #expect(throws: RequestError.self) { try await session.request(try server().url("/anything")) }
         #expect(refused?.code == .sessionShutDown)
         // The transport itself is shut down too, not only the session in front of it.
-        let outcome = await capture { try await transport.send(TransportRequest(URLRequest(url: try server().url("/anything")))) }
+        let outcome = await capture { try await transport.send(TransportRequest(OutgoingRequest(url: try server().url("/anything")))) }
         #expect(outcome.failure.map { "\($0)".contains("shut down") } == true, "\(outcome)")
     }
 
     @Test func shutdownTwiceOrConcurrentlyIsFine() async throws {
         let transport = AsyncHTTPClientTransport()
-        _ = try await exchange(transport, URLRequest(url: try server().url("/anything")))
+        _ = try await exchange(transport, OutgoingRequest(url: try server().url("/anything")))
         try await transport.shutdown()
         try await transport.shutdown()
 
         let other = AsyncHTTPClientTransport()
-        _ = try await exchange(other, URLRequest(url: try server().url("/anything")))
+        _ = try await exchange(other, OutgoingRequest(url: try server().url("/anything")))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask { try await other.shutdown() }
@@ -94,10 +94,10 @@ import FoundationNetworking
                 switch phase {
                 case .waitingForTheHead:
                     struct Stats: Decodable { let inFlight: Int }
-                    let (_, data) = try await exchange(observer, URLRequest(url: try server().url("/slow-count-stats/\(key)")))
+                    let (_, data) = try await exchange(observer, OutgoingRequest(url: try server().url("/slow-count-stats/\(key)")))
                     return try JSONDecoder().decode(Stats.self, from: data).inFlight == 1
                 case .readingTheBody:
-                    let (_, data) = try await exchange(observer, URLRequest(url: try server().url("/drip-stats/\(key)")))
+                    let (_, data) = try await exchange(observer, OutgoingRequest(url: try server().url("/drip-stats/\(key)")))
                     return try JSONDecoder().decode(DripStats.self, from: data).sent > 0
                 }
             }
@@ -133,20 +133,20 @@ import FoundationNetworking
     @Test func aTransportDroppedWithoutShutdownDoesNotTrap() async throws {
         do {
             let transport = AsyncHTTPClientTransport()
-            let (head, _) = try await exchange(transport, URLRequest(url: try server().url("/anything")))
+            let (head, _) = try await exchange(transport, OutgoingRequest(url: try server().url("/anything")))
             #expect(head.statusCode == 200)
         }
         do {
             // With a body still unread, the exchange keeping the client alive a little longer.
             let transport = AsyncHTTPClientTransport()
-            let (_, body) = try await transport.send(TransportRequest(URLRequest(url: try server().url("/bytes/100000"))))
+            let (_, body) = try await transport.send(TransportRequest(OutgoingRequest(url: try server().url("/bytes/100000"))))
             var iterator = body.makeAsyncIterator()
             _ = try await iterator.next()
         }
         // The clients' shutdowns finish on their own; a trap would have ended the process by now.
         try await Task.sleep(for: .milliseconds(300))
         try await withTransport { transport in
-            let (head, _) = try await exchange(transport, URLRequest(url: try server().url("/anything")))
+            let (head, _) = try await exchange(transport, OutgoingRequest(url: try server().url("/anything")))
             #expect(head.statusCode == 200)
         }
     }

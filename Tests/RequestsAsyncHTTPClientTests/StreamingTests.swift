@@ -85,7 +85,7 @@ import FoundationNetworking
     }
 
     private func dripStats(_ transport: AsyncHTTPClientTransport, _ key: String) async throws -> DripStats {
-        let (_, data) = try await exchange(transport, URLRequest(url: try server().url("/drip-stats/\(key)")))
+        let (_, data) = try await exchange(transport, OutgoingRequest(url: try server().url("/drip-stats/\(key)")))
         return try JSONDecoder().decode(DripStats.self, from: data)
     }
 }

@@ -43,7 +43,7 @@ func withTransport<T>(
 }
 
 /// Sends a request on the transport alone, without a session, and reads the whole body.
-func exchange(_ transport: any Transport, _ request: URLRequest) async throws -> (ResponseHead, Data) {
+func exchange(_ transport: any Transport, _ request: OutgoingRequest) async throws -> (ResponseHead, Data) {
     let (head, body) = try await transport.send(TransportRequest(request))
     return (head, try await body.collect(upTo: 256 << 20))
 }

@@ -25,7 +25,7 @@ import FoundationNetworking
 
     @Test func aSmallBodyReadWholeComesInOnePiece() async throws {
         try await withTransport { transport in
-            let request = URLRequest(url: try server().url("/blob/40000"))
+            let request = OutgoingRequest(url: try server().url("/blob/40000"))
             let (head, body) = try await transport.send(TransportRequest(request, readsBodyWhole: true))
             #expect(head.statusCode == 200)
             let pieces = try await chunks(of: body)
@@ -36,7 +36,7 @@ import FoundationNetworking
 
     @Test func aBodyLargerThanTheLimitStillStreamsWhole() async throws {
         try await withTransport { transport in
-            let request = URLRequest(url: try server().url("/blob/300000"))
+            let request = OutgoingRequest(url: try server().url("/blob/300000"))
             let (_, body) = try await transport.send(TransportRequest(request, readsBodyWhole: true))
             let pieces = try await chunks(of: body)
             // What was read before the head went over 64 KiB, so at least one more piece follows.
@@ -58,7 +58,7 @@ import FoundationNetworking
 
     @Test func anEmptyBodyReadWholeIsEmpty() async throws {
         try await withTransport { transport in
-            let request = URLRequest(url: try server().url("/blob/0"))
+            let request = OutgoingRequest(url: try server().url("/blob/0"))
             let (head, body) = try await transport.send(TransportRequest(request, readsBodyWhole: true))
             #expect(head.statusCode == 200)
             #expect(try await chunks(of: body).isEmpty)

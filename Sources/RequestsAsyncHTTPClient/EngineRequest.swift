@@ -9,7 +9,7 @@ import Requests
 import FoundationNetworking
 #endif
 
-// MARK: - OutgoingRequest
+// MARK: - EngineRequest
 
 extension TransportRequest {
     /// The request as AsyncHTTPClient's delegate API takes it, for a body that is empty or in
@@ -19,9 +19,6 @@ extension TransportRequest {
     /// - Returns: The request.
     /// - Throws: A ``TransportError`` for a request the engine cannot send.
     func engineRequest(acceptEncoding: String?) throws -> HTTPClient.Request {
-        guard let url else {
-            throw TransportError(.other, detail: "the request has no URL")
-        }
         let (headers, _) = engineHeaders(acceptEncoding: acceptEncoding)
         let outgoingBody: HTTPClient.Body?
         switch body.storage {
@@ -51,9 +48,6 @@ extension TransportRequest {
     /// - Throws: ``TransportError`` of kind ``TransportError/Kind/other`` for a request without a
     ///   URL.
     func streamedEngineRequest(acceptEncoding: String?, sent: UploadProgress, pulls: UploadPulls) throws -> HTTPClientRequest {
-        guard let url else {
-            throw TransportError(.other, detail: "the request has no URL")
-        }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
         let (headers, declaredLength) = engineHeaders(acceptEncoding: acceptEncoding)
@@ -68,9 +62,11 @@ extension TransportRequest {
     private func engineHeaders(acceptEncoding: String?) -> (NIOHTTP1.HTTPHeaders, Int64?) {
         var headers = NIOHTTP1.HTTPHeaders()
         var declaredLength: Int64?
-        let fields = urlRequest.allHTTPHeaderFields ?? [:]
+        // In the caller's order, repeats as repeated lines, `Cookie` joined into one.
+        let fields = request.headers.wireFields
         headers.reserveCapacity(fields.count + 1)
-        for (name, value) in fields {
+        for field in fields {
+            let (name, value) = (field.name, field.value)
             if Requests.HTTPHeaders.namesMatch(name, "Content-Length") {
                 // The engine writes the framing from the body; a declared length stands for a
                 // stream of unknown length.
