@@ -97,7 +97,8 @@ let package = Package(
         .testTarget(name: "ParameterEncodingTests", dependencies: ["ParameterEncoding", "LoopbackFixture", "TestScheduling"]),
         // Runs URLSessionTransport against TLS servers on loopback, in a mount namespace whose
         // system trust store holds the test CA (the only store FoundationNetworking reads).
-        .executableTarget(name: "URLSessionProbe", dependencies: ["Requests", "TransportContract"], path: "Tests/URLSessionProbe"),
+        // Also sends WireFields' call over either engine, one process a run (`fields`).
+        .executableTarget(name: "URLSessionProbe", dependencies: ["Requests", "RequestsAsyncHTTPClient", "TransportContract"], path: "Tests/URLSessionProbe"),
         .testTarget(
             name: "RequestsTests",
             dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling", "RequestsTesting", "URLSessionProbe"]
@@ -110,6 +111,7 @@ let package = Package(
                 "RequestsAsyncHTTPClient",
                 "Requests",
                 "TransportContract",
+                "URLSessionProbe",
                 "LoopbackFixture",
                 withAsyncHTTPClient("AsyncHTTPClient", "async-http-client"),
                 withAsyncHTTPClient("NIOCore", "swift-nio"),

@@ -93,6 +93,21 @@ import Testing
         #expect(stub.requests.map(\.description) == ["POST https://api.example/login", "GET https://api.example/home"])
     }
 
+    /// A stub sees the caller's fields as the pipeline built them: in order, repeats kept, a
+    /// session field replaced by the call's of the same name.
+    @Test func aStubSeesTheCallersFieldsInOrderWithTheirRepeats() async throws {
+        let stub = StubTransport()
+        stub.on(.get, "/fields", respond: .text("ok"))
+        let session = Session(transport: stub, headers: ["X-Alpha": "session", "X-Session": "s"], cookies: .none)
+        var call = HTTPHeaders()
+        for (name, value) in [("X-Zeta", "1"), ("X-Alpha", "2"), ("X-Mid", "3"), ("X-Alpha", "4"), ("Cookie", "b=2"), ("Cookie", "a=1")] {
+            call.append(name: name, value: value)
+        }
+        _ = try await session.request("https://api.example/fields", headers: call)
+        let fields = try #require(stub.requests.first).headers.map { "\($0.name): \($0.value)" }
+        #expect(fields == ["X-Session: s", "X-Zeta: 1", "X-Alpha: 2", "X-Mid: 3", "X-Alpha: 4", "Cookie: b=2", "Cookie: a=1"])
+    }
+
     @Test func twoHundredConcurrentRequestsAreEachRecordedOnce() async throws {
         let stub = StubTransport()
         let route = stub.on(.post, "/items", respond: .status(201))

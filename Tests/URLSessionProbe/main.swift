@@ -8,6 +8,10 @@
 //     URLSessionProbe idle-reuse <base URL> <rounds> <gap seconds>
 //                                               one request per round, gap + 0…60 ms apart
 //     URLSessionProbe get <URL>                 one GET, and how it ended
+//     URLSessionProbe fields <base URL> urlsession|asynchttpclient
+//                                               WireFields' call to the loopback server over the
+//                                               engine named (asynchttpclient needs the trait);
+//                                               prints the fields the server received, in order
 //     URLSessionProbe leave-stream <how> <view> <base URL>
 //                                               sse_server.py's endless events, left as <how>
 //                                               says (StreamLeaving), read as <view> (StreamView)
@@ -19,6 +23,7 @@
 
 import Foundation
 import Requests
+import RequestsAsyncHTTPClient
 import TransportContract
 
 #if canImport(FoundationNetworking)
@@ -159,6 +164,19 @@ do {
         }
         line = try await idleReuse(arguments[2], rounds: rounds, gap: gap)
     case ("get", 3): line = try await get(arguments[2])
+    case ("fields", 4):
+        guard let base = URL(string: arguments[2]) else { throw ProbeError(description: "\(arguments[2]) is not a URL") }
+        let transport: any Transport
+        switch arguments[3] {
+        case "urlsession": transport = URLSessionTransport()
+        #if AsyncHTTPClient
+        case "asynchttpclient": transport = AsyncHTTPClientTransport()
+        #endif
+        default: throw ProbeError(description: "no transport \(arguments[3]) in this build")
+        }
+        let fields = try await WireFields.send(to: base, over: transport)
+        try await transport.shutdown()
+        line = fields.joined(separator: " | ")
     case ("leave-stream", 5):
         guard let how = StreamLeaving(rawValue: arguments[2]), let view = StreamView(rawValue: arguments[3]) else {
             throw ProbeError(description: "leave-stream takes one of \(StreamLeaving.allCases) and one of \(StreamView.allCases)")
@@ -169,7 +187,7 @@ do {
         line = try await StreamLeavingCheck.run(how, reading: view, base: arguments[4], session: session, observer: observer).description
         try await session.shutdown()
         try await observer.shutdown()
-    default: throw ProbeError(description: "usage: URLSessionProbe leave-loop|cancel-task|silence|idle-reuse|get|leave-stream …")
+    default: throw ProbeError(description: "usage: URLSessionProbe leave-loop|cancel-task|silence|idle-reuse|get|fields|leave-stream …")
     }
     print(line)
 } catch {
