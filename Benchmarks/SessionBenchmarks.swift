@@ -14,6 +14,8 @@ struct SessionBenchmarks {
     let quick: Bool
     /// Runs only the bare in-memory session, for a profiler.
     var profile = false
+    /// With ``profile``: the session with the whole chain instead of the bare one.
+    var profileChain = false
 
     /// The small JSON body the in-memory transport answers with, and the type it decodes to.
     struct Item: Decodable {
@@ -94,9 +96,11 @@ struct SessionBenchmarks {
             consume(try decoder.decode(Item.self, from: data))
         }
         if profile {
+            // `--filter "session in-memory chain"` profiles the session with the whole chain.
+            let profiled = profileChain ? full : bare
             let end = ContinuousClock.now + .seconds(20)
             while ContinuousClock.now < end {
-                for _ in 0..<1000 { try await viaSession(bare) }
+                for _ in 0..<1000 { try await viaSession(profiled) }
             }
             return []
         }

@@ -8,6 +8,7 @@ import Foundation
 //   swift run -c release Benchmarks --json results.json   also write the rows as JSON
 //   swift run -c release Benchmarks --profile --filter "query nested"   only our side, for perf
 //   swift run -c release Benchmarks --profile --filter "session in-memory"   the bare session, 20 s
+//   swift run -c release Benchmarks --profile --filter "session in-memory chain"   with the whole chain
 //   swift run -c release Benchmarks --soak [N]   N requests (10,000), 64 in flight, every echo checked
 
 var arguments = CommandLine.arguments.dropFirst()
@@ -55,7 +56,9 @@ let measure: Measure = quick ? .quick : .standard
 do {
     // Session rows first: after the million-pair scaling rows the heap is large and fragmented,
     // which would charge the session for the encoders' garbage.
-    let sessionRows = try await SessionBenchmarks(measure: measure, quick: quick, profile: profile).run(filter: filter)
+    let sessionRows = try await SessionBenchmarks(
+        measure: measure, quick: quick, profile: profile, profileChain: filter?.localizedCaseInsensitiveContains("chain") == true
+    ).run(filter: filter.map { $0.replacingOccurrences(of: " chain", with: "") })
     let encodingRows = try EncodingBenchmarks(measure: measure, includeLargeScaling: !quick, oursOnly: profile).run(filter: filter)
     // The table lists the session and upload rows last.
     let rows = encodingRows + sessionRows

@@ -24,9 +24,9 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     ///   - host: The host; compared without case.
     ///   - port: The port, or `nil` for the scheme's default.
     public init(scheme: String, host: String, port: Int? = nil) {
-        let scheme = scheme.lowercased()
+        let scheme = Self.lowercased(scheme)
         self.scheme = scheme
-        self.host = host.lowercased()
+        self.host = Self.lowercased(host)
         self.port = port ?? Self.defaultPort(for: scheme)
     }
 
@@ -63,6 +63,13 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let shownPort = port.flatMap { $0 == Self.defaultPort(for: scheme) ? nil : $0 }
         return scheme + "://" + host + (shownPort.map { ":\($0)" } ?? "")
+    }
+
+    /// `text` lowercased; as it is, without a copy, when it has no uppercase ASCII letter (the
+    /// usual URL), which is every request's case.
+    private static func lowercased(_ text: String) -> String {
+        text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) || !text.utf8.allSatisfy({ $0 < 0x80 })
+            ? text.lowercased() : text
     }
 
     private static func defaultPort(for scheme: String) -> Int? {

@@ -17,16 +17,73 @@ import Foundation
 /// request.body = .data(Data(#"{"name":"pen"}"#.utf8))
 /// ```
 public struct OutgoingRequest: Sendable {
+    /// The parts, in one box shared until one of two copies changes (copy on write): a request
+    /// passes through every stage of the pipeline, and a box is one reference to pass.
+    private final class Storage: @unchecked Sendable {
+        // Changed only through a uniquely referenced box (`unique()`), so never while shared.
+        var method: HTTPMethod
+        var target: RequestTarget
+        var headers: HTTPHeaders
+        var body: RequestBody
+        var options: RequestOptions
+
+        init(method: HTTPMethod, target: RequestTarget, headers: HTTPHeaders, body: RequestBody, options: RequestOptions) {
+            self.method = method
+            self.target = target
+            self.headers = headers
+            self.body = body
+            self.options = options
+        }
+
+        func copy() -> Storage {
+            Storage(method: method, target: target, headers: headers, body: body, options: options)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, copied first when another request shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
+        }
+        return storage
+    }
+
     /// The method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { storage.method }
+        set { unique().method = newValue }
+    }
     /// Where the request goes.
-    public var target: RequestTarget
+    public var target: RequestTarget {
+        get { storage.target }
+        _modify {
+            let box = unique()
+            yield &box.target
+        }
+    }
     /// The header fields, in the order they go out; a name may repeat.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        _modify {
+            let box = unique()
+            yield &box.headers
+        }
+    }
     /// The body: none, bytes, a file, or a stream (which can be sent once).
-    public var body: RequestBody
+    public var body: RequestBody {
+        get { storage.body }
+        set { unique().body = newValue }
+    }
     /// Per-request settings that the pipeline's stages read.
-    public var options: RequestOptions
+    public var options: RequestOptions {
+        get { storage.options }
+        _modify {
+            let box = unique()
+            yield &box.options
+        }
+    }
 
     /// Creates a request.
     ///
@@ -40,11 +97,7 @@ public struct OutgoingRequest: Sendable {
         _ target: RequestTarget, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: RequestBody = .empty,
         options: RequestOptions = RequestOptions()
     ) {
-        self.method = method
-        self.target = target
-        self.headers = headers
-        self.body = body
-        self.options = options
+        storage = Storage(method: method, target: target, headers: headers, body: body, options: options)
     }
 
     /// Creates a request for a URL.

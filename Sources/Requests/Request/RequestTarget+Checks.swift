@@ -24,7 +24,7 @@ extension RequestTarget {
             }
             return
         }
-        try checkEncoded(host, part: "host", allowing: subDelimiters, explanation: "letters, digits, \"-._~\", sub-delimiters or %XX escapes")
+        try checkEncoded(host, part: "host", allowed: hostBytes, explanation: "letters, digits, \"-._~\", sub-delimiters or %XX escapes")
     }
 
     static func checkPort(_ port: Int?) throws {
@@ -37,12 +37,12 @@ extension RequestTarget {
         guard path.isEmpty || path.utf8.first == UInt8(ascii: "/") else {
             throw refused("path", path, "empty or starting with \"/\"")
         }
-        try checkEncoded(path, part: "path", allowing: subDelimiters + ":@/", explanation: "path characters or %XX escapes")
+        try checkEncoded(path, part: "path", allowed: pathBytes, explanation: "path characters or %XX escapes")
     }
 
     static func checkQuery(_ text: String?, part: String) throws {
         guard let text else { return }
-        try checkEncoded(text, part: part, allowing: subDelimiters + ":@/?", explanation: "\(part) characters or %XX escapes")
+        try checkEncoded(text, part: part, allowed: queryBytes, explanation: "\(part) characters or %XX escapes")
     }
 
     /// Builds the URL of `parts`, which were checked.
@@ -87,26 +87,38 @@ extension RequestTarget {
 
     // MARK: Characters
 
-    private static let subDelimiters = "!$&'()*+,;="
+    /// Which bytes may appear as they are, by byte value: unreserved characters and sub-delimiters,
+    /// plus `extra`.
+    private static func table(_ extra: String) -> [Bool] {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in UInt8(0)...UInt8(127) where isUnreserved(byte) { table[Int(byte)] = true }
+        for byte in ("!$&'()*+,;=" + extra).utf8 { table[Int(byte)] = true }
+        return table
+    }
 
-    private static func checkEncoded(_ text: String, part: String, allowing extra: String, explanation: String) throws {
-        let allowed = Set(extra.utf8)
-        let bytes = Array(text.utf8)
+    private static let hostBytes = table("")
+    private static let pathBytes = table(":@/")
+    private static let queryBytes = table(":@/?")
+
+    private static func checkEncoded(_ text: String, part: String, allowed: [Bool], explanation: String) throws {
         var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else {
+        var escape = 0
+        for byte in text.utf8 {
+            defer { index += 1 }
+            if escape > 0 {
+                guard isHexDigit(byte) else {
                     throw refused(part, text, "a \"%\" followed by two hex digits (at byte \(index))")
                 }
-                index += 3
-                continue
-            }
-            guard isUnreserved(byte) || allowed.contains(byte) else {
+                escape -= 1
+            } else if byte == UInt8(ascii: "%") {
+                escape = 2
+            } else if !allowed[Int(byte)] {
                 let shown = byte < 0x80 ? "\"\(Character(Unicode.Scalar(byte)))\"" : "a non-ASCII byte"
                 throw refused(part, text, "\(explanation); \(shown) at byte \(index) is not")
             }
-            index += 1
+        }
+        if escape > 0 {
+            throw refused(part, text, "a \"%\" followed by two hex digits (at the end)")
         }
     }
 

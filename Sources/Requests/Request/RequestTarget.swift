@@ -78,35 +78,76 @@ public struct RequestTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The scheme, such as `https`, as written.
-    public var scheme: String { parts.scheme }
+    public var scheme: String {
+        switch form {
+        case .url(let url): url.scheme ?? ""
+        case .parts(let parts, _): parts.scheme
+        }
+    }
     /// The host, without the brackets of an IPv6 address, percent-encoded as in the URL.
-    public var host: String { parts.host }
+    public var host: String {
+        switch form {
+        case .url(let url): Self.unbracketed(url.host(percentEncoded: true) ?? "")
+        case .parts(let parts, _): parts.host
+        }
+    }
     /// The port written in the URL, or `nil` when it names none (the scheme's default applies).
-    public var port: Int? { parts.port }
+    public var port: Int? {
+        switch form {
+        case .url(let url): url.port
+        case .parts(let parts, _): parts.port
+        }
+    }
     /// The path, percent-encoded; empty when the URL has none.
-    public var path: String { parts.path }
+    public var path: String {
+        switch form {
+        case .url(let url): url.path(percentEncoded: true)
+        case .parts(let parts, _): parts.path
+        }
+    }
     /// The query without its `?`, percent-encoded, or `nil` when there is none.
-    public var query: String? { parts.query }
+    public var query: String? {
+        switch form {
+        case .url(let url): url.query(percentEncoded: true)
+        case .parts(let parts, _): parts.query
+        }
+    }
     /// The fragment without its `#`, percent-encoded, or `nil` when there is none.
-    public var fragment: String? { parts.fragment }
+    public var fragment: String? {
+        switch form {
+        case .url(let url): url.fragment(percentEncoded: true)
+        case .parts(let parts, _): parts.fragment
+        }
+    }
     /// The user name of the URL's userinfo, percent-encoded, or `nil`.
-    public var user: String? { parts.user }
+    public var user: String? {
+        switch form {
+        case .url(let url): url.user(percentEncoded: true)
+        case .parts(let parts, _): parts.user
+        }
+    }
     /// The password of the URL's userinfo, percent-encoded, or `nil`.
-    public var password: String? { parts.password }
+    public var password: String? {
+        switch form {
+        case .url(let url): url.password(percentEncoded: true)
+        case .parts(let parts, _): parts.password
+        }
+    }
 
     /// The origin (scheme, host, port), which credentials, cookies and redirects compare; `nil`
     /// for a URL without a host.
     public var origin: Origin? {
-        let parts = parts
-        guard !parts.host.isEmpty else { return nil }
-        return Origin(scheme: parts.scheme, host: parts.host.removingPercentEncoding ?? parts.host, port: parts.port)
+        let host = host
+        guard !host.isEmpty else { return nil }
+        // Decoding goes through NSString on Linux: only for a host that has an escape.
+        let decoded = host.utf8.contains(UInt8(ascii: "%")) ? host.removingPercentEncoding ?? host : host
+        return Origin(scheme: scheme, host: decoded, port: port)
     }
 
     /// The path and query as a request line carries them: `/v1/users?page=2` (`/` for an empty path).
     public var pathAndQuery: String {
-        let parts = parts
-        let path = parts.path.isEmpty ? "/" : parts.path
-        return parts.query.map { path + "?" + $0 } ?? path
+        let path = path
+        return query.map { (path.isEmpty ? "/" : path) + "?" + $0 } ?? (path.isEmpty ? "/" : path)
     }
 
     /// The URL's text.
@@ -180,6 +221,16 @@ public struct RequestTarget: Sendable, Hashable, CustomStringConvertible {
     public mutating func appendQuery(_ encoded: String) throws {
         guard !encoded.isEmpty else { return }
         try Self.checkQuery(encoded, part: "query")
+        if case .url(let url) = form {
+            // The common case, a query added to the URL a call was made with: one string and one
+            // parse, and the target keeps the URL form.
+            let text = URL.appendingQuery(encoded, to: url.absoluteString)
+            guard let appended = URL(string: text) else {
+                throw ParameterEncodingError(.invalidURL, detail: "\"\(text)\" is not a URL")
+            }
+            form = .url(appended)
+            return
+        }
         try change { parts in
             if let query = parts.query, !query.isEmpty {
                 parts.query = query + "&" + encoded
