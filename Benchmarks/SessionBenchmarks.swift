@@ -16,6 +16,8 @@ struct SessionBenchmarks {
     var profile = false
     /// With ``profile``: the session with the whole chain instead of the bare one.
     var profileChain = false
+    /// With ``profile``: this many requests instead of 20 seconds.
+    var profileRequests: Int?
 
     /// The small JSON body the in-memory transport answers with, and the type it decodes to.
     struct Item: Decodable {
@@ -98,6 +100,10 @@ struct SessionBenchmarks {
         if profile {
             // `--filter "session in-memory chain"` profiles the session with the whole chain.
             let profiled = profileChain ? full : bare
+            if let profileRequests {
+                for _ in 0..<profileRequests { try await viaSession(profiled) }
+                return []
+            }
             let end = ContinuousClock.now + .seconds(20)
             while ContinuousClock.now < end {
                 for _ in 0..<1000 { try await viaSession(profiled) }

@@ -15,6 +15,8 @@ struct EntryDraft: Sendable {
     let queryString: [HAR.NameValue]
     let contentType: String
     let startedDateTime: String
+    /// `operation <name>` when the request named its operation.
+    let comment: String?
 
     init(request: OutgoingRequest, started: Date, redaction: Redaction) {
         method = request.method.rawValue
@@ -27,6 +29,7 @@ struct EntryDraft: Sendable {
             .map { HAR.NameValue(name: $0.name, value: $0.value ?? "") } ?? []
         contentType = fields["Content-Type"] ?? ""
         startedDateTime = Self.timestamp(started)
+        comment = request.options.operationName.map { "operation " + $0 }
         self.redaction = redaction
     }
 
@@ -58,7 +61,7 @@ struct EntryDraft: Sendable {
         let whole = Self.milliseconds(total)
         return HAR.Entry(
             startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: version), response: response,
-            timings: HAR.Timings(wait: waited, receive: max(0, whole - waited))
+            timings: HAR.Timings(wait: waited, receive: max(0, whole - waited)), comment: comment
         )
     }
 
@@ -72,7 +75,7 @@ struct EntryDraft: Sendable {
         let whole = Self.milliseconds(total)
         return HAR.Entry(
             startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: "HTTP/1.1"), response: response,
-            timings: HAR.Timings(wait: whole, receive: 0)
+            timings: HAR.Timings(wait: whole, receive: 0), comment: comment
         )
     }
 

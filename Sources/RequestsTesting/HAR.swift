@@ -69,6 +69,9 @@ public struct HAR: Codable, Sendable, Equatable {
         public var cache = Cache()
         /// How long each part took.
         public var timings: Timings
+        /// The operation's name (``/Requests/RequestOptions/operationName``), when the request
+        /// had one: `operation getUser`.
+        public var comment: String?
     }
 
     /// A request as sent.

@@ -194,7 +194,7 @@ final class InterceptorChain: Sendable {
         return TransportRequest(request, progress: progress, handle: handle, readsBodyWhole: mode == .collect)
     }
 
-    func finish(failing error: any Error, url: URL?, method: HTTPMethod?) {
+    func finish(failing error: any Error, url: URL?, method: HTTPMethod?, options: RequestOptions = RequestOptions()) {
         latest.close()
         let (number, reported) = context.attempts.withLock { progress in
             defer { progress.finished = true }
@@ -202,7 +202,7 @@ final class InterceptorChain: Sendable {
         }
         guard let monitors, !reported else { return }
         let attempt = RequestAttempt(callID: context.id, number: number, start: start, duration: .now - start)
-        monitors.requestDidFail(Self.named(url, method), error: error, attempt: attempt)
+        monitors.requestDidFail(Self.named(url, method, options), error: error, attempt: attempt)
     }
 
     private var isLive: Bool {
@@ -222,8 +222,8 @@ final class InterceptorChain: Sendable {
     /// A request carrying only a URL and method, for naming them in an error or event.
     /// A request that names the URL and method of a failure, for monitors told of it after the
     /// request itself is gone.
-    static func named(_ url: URL?, _ method: HTTPMethod?) -> OutgoingRequest {
-        OutgoingRequest(url: url ?? URL(fileURLWithPath: "/"), method: method ?? .get)
+    static func named(_ url: URL?, _ method: HTTPMethod?, _ options: RequestOptions = RequestOptions()) -> OutgoingRequest {
+        OutgoingRequest(url: url ?? URL(fileURLWithPath: "/"), method: method ?? .get, options: options)
     }
 
     static func stageError(_ error: any Error, stage: any Interceptor, url: URL?, method: HTTPMethod?) -> any Error {

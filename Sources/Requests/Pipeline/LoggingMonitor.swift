@@ -58,7 +58,8 @@ public struct LoggingMonitor: EventMonitor {
     ///   - request: The request as it will be sent.
     ///   - attempt: Unused.
     public func requestWillSend(_ request: OutgoingRequest, attempt: RequestAttempt) {
-        write(CurlCommand(request: request, redactsCredentials: redactsCredentials, bodyLimit: bodyLimit).text)
+        let curl = CurlCommand(request: request, redactsCredentials: redactsCredentials, bodyLimit: bodyLimit).text
+        write(request.options.operationName.map { curl + (curl.contains(" # ") ? "; " : " # ") + "operation " + $0 } ?? curl)
     }
 
     /// Writes the status, size and duration.
@@ -92,7 +93,7 @@ public struct LoggingMonitor: EventMonitor {
     }
 
     private static func name(_ request: OutgoingRequest) -> String {
-        request.method.rawValue + " " + request.url.absoluteString
+        request.method.rawValue + " " + request.url.absoluteString + (request.options.operationName.map { " (\($0))" } ?? "")
     }
 
     /// `850 µs`, `42.1 ms`, `3.02 s`.

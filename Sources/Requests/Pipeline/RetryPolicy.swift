@@ -109,7 +109,7 @@ public struct RetryPolicy: Interceptor {
     /// - Throws: The last error, listing the failed tries in ``RequestError/failedAttempts``;
     ///   `CancellationError` when cancelled, also during a wait.
     public func intercept(_ request: OutgoingRequest, next: Next) async throws -> Response {
-        guard maxAttempts > 1, allowsRetry(of: request) else {
+        guard maxAttempts > 1, request.options.retries, allowsRetry(of: request) else {
             return try await next(request)
         }
         var failures: [FailedAttempt] = []

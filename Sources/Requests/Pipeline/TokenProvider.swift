@@ -41,10 +41,12 @@ public protocol TokenProvider: Sendable {
 /// Invariant: `refreshing` is set exactly while a refresh runs; every caller that asks for a token
 /// or a refresh meanwhile waits for that one task. `latest` is the token the last successful refresh
 /// produced: a request refused with an older token gets it without another refresh.
-actor TokenRefresher {
+///
+/// A lock, not an actor: asking for the current token, every request's case, then costs no hop to
+/// another executor and back.
+final class TokenRefresher: Sendable {
     let provider: any TokenProvider
-    private var refreshing: Task<String, any Error>?
-    private var latest: String?
+    private let state = Guarded<(refreshing: Task<String, any Error>?, latest: String?)>((nil, nil))
 
     init(provider: any TokenProvider) {
         self.provider = provider
@@ -52,7 +54,7 @@ actor TokenRefresher {
 
     /// The token to send: the one being refreshed, if a refresh runs, else the provider's.
     func current() async throws -> String {
-        if let refreshing {
+        if let refreshing = state.withLock({ $0.refreshing }) {
             return try await refreshing.value
         }
         return try await provider.token()
@@ -60,18 +62,37 @@ actor TokenRefresher {
 
     /// A token to use instead of `rejected`, refreshing only when no newer one exists.
     func replacement(for rejected: String) async throws -> String {
-        if let refreshing {
-            return try await refreshing.value
-        }
-        if let latest, latest != rejected {
-            return latest
+        enum Step {
+            case use(String)
+            case wait(Task<String, any Error>)
+            case run(Task<String, any Error>)
         }
         let provider = self.provider
-        let task = Task { try await provider.refreshToken(rejected: rejected) }
-        refreshing = task
-        defer { refreshing = nil }
-        let token = try await task.value
-        latest = token
-        return token
+        let step = state.withLock { state -> Step in
+            if let refreshing = state.refreshing {
+                return .wait(refreshing)
+            }
+            if let latest = state.latest, latest != rejected {
+                return .use(latest)
+            }
+            let task = Task { try await provider.refreshToken(rejected: rejected) }
+            state.refreshing = task
+            return .run(task)
+        }
+        switch step {
+        case .use(let token):
+            return token
+        case .wait(let task):
+            return try await task.value
+        case .run(let task):
+            // The caller that started the refresh records its outcome, whether or not it is
+            // cancelled while waiting (the task runs on and the others wait for it).
+            let result = await task.result
+            state.withLock { state in
+                if case .success(let token) = result { state.latest = token }
+                state.refreshing = nil
+            }
+            return try result.get()
+        }
     }
 }

@@ -157,7 +157,7 @@ extension Session {
             defer { continuation.finish() }
             let file = DownloadFile(destination: destination, resumable: resumable)
             let request = try build()
-            return try await self.performDownload(request, into: file, timeout: timeout ?? self.timeout,
+            return try await self.performDownload(request, into: file, timeout: timeout,
                                                   interceptors: interceptors, redirectPolicy: redirectPolicy,
                                                   progress: continuation, mayRetryWithoutRange: true)
         }

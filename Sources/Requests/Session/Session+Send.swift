@@ -21,6 +21,11 @@ extension Session {
         mode: InterceptorChain.Mode = .collect,
         progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil
     ) async throws -> Response {
+        // The call's own arguments, then the request's options (the call's over the session's),
+        // then the session's settings; what applies is written back, for the stages and monitors.
+        let timeout = timeout ?? request.options.timeout ?? self.timeout
+        let redirectPolicy = redirectPolicy ?? request.options.redirectPolicy
+        if timeout != request.options.timeout { request.options.timeout = timeout }
         let context = RequestContext(
             deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
         )
@@ -45,6 +50,7 @@ extension Session {
         )
         var url = request.url
         let method = request.method
+        let options = request.options
         // The watchdog enforces the idle limit through each trip's transfer handle, so that a
         // trip that idles out fails as that trip (a retry policy may send it again).
         let watched = idle.map { idle in watchdog.add { now in idle.expire(at: now) } }
@@ -85,7 +91,7 @@ extension Session {
             return response
         } catch {
             let failure = InterceptorChain.transportError(error, request: InterceptorChain.named(url, method), timeout: timeout)
-            chain.finish(failing: failure, url: url, method: method)
+            chain.finish(failing: failure, url: url, method: method, options: options)
             throw failure
         }
     }

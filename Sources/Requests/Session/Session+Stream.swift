@@ -34,6 +34,7 @@ extension Session {
     ///     overrides the session's timeout.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The head and the body.
     /// - Throws: ``RequestError`` (as for `request`), or `CancellationError`.
     public func stream(
@@ -44,10 +45,11 @@ extension Session {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> ResponseStream {
-        let request = try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
-        return try await stream(built: request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        let request = try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers, options: options)
+        return try await stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Sends a ready-made request and returns as soon as the response head has arrived.
@@ -58,16 +60,18 @@ extension Session {
     ///     overrides the session's timeout.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the request's own and the session's ``options``.
     /// - Returns: The head and the body.
     /// - Throws: ``RequestError``, or `CancellationError`.
     public func stream(
         _ request: any URLRequestConvertible,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> ResponseStream {
-        let request = try makeRequest(request)
-        return try await stream(built: request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        let request = try makeRequest(request, options: options)
+        return try await stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Runs a built request through the pipeline, returning at the head.

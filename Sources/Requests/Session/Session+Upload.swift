@@ -154,7 +154,7 @@ extension Session {
         let task = Task {
             defer { continuation.finish() }
             return try await self.performUpload(to: url, method: method, headers: headers,
-                                                timeout: timeout ?? self.timeout, interceptors: interceptors,
+                                                timeout: timeout, interceptors: interceptors,
                                                 redirectPolicy: redirectPolicy, progress: continuation, prepare: prepare)
         }
         return Upload(progress: stream, task: task)
@@ -174,7 +174,9 @@ extension Session {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("swift-requests-upload-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         let request = try build((method, resolved)) { () throws -> OutgoingRequest in
-            var request = OutgoingRequest(url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]))
+            var request = OutgoingRequest(
+                url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]), options: self.options
+            )
             let (prepared, contentType) = try prepare(file)
             request.body = prepared
             if let contentType {

@@ -42,6 +42,9 @@ public final class Session: Sendable {
     public let redirectPolicy: RedirectPolicy
     /// Where cookies are kept between requests.
     public let cookies: Cookies
+    /// Settings every call of this session starts with (``RequestOptions``); a call's options
+    /// replace them key by key.
+    public let options: RequestOptions
     /// The stages after the per-call interceptors: redirects, then cookies.
     let innerStages: [any Interceptor]
     /// ``interceptors`` and ``innerStages``: the stages of a call without per-call ones.
@@ -69,6 +72,7 @@ public final class Session: Sendable {
     ///     ``init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:)``);
     ///     ``Cookies/fromConfiguration`` uses `configuration`'s storage. The session sends and
     ///     stores them itself; `URLSession` is told not to.
+    ///   - options: Settings every call starts with (``RequestOptions``); none set by default.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         headers: HTTPHeaders = [:],
@@ -77,7 +81,8 @@ public final class Session: Sendable {
         interceptors: [any Interceptor] = [],
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
-        cookies: Cookies = .inMemory()
+        cookies: Cookies = .inMemory(),
+        options: RequestOptions = RequestOptions()
     ) {
         let cookies = cookies.resolved(with: configuration)
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
@@ -88,7 +93,7 @@ public final class Session: Sendable {
             transport: URLSessionTransport(configuration: configuration),
             headers: headers, timeout: timeout, idleTimeout: idle > 0 && idle.isFinite ? .seconds(idle) : nil,
             modifiers: modifiers, interceptors: interceptors, monitors: monitors,
-            redirectPolicy: redirectPolicy, cookies: cookies
+            redirectPolicy: redirectPolicy, cookies: cookies, options: options
         )
     }
 
@@ -105,6 +110,7 @@ public final class Session: Sendable {
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
     ///   - cookies: Where cookies are kept; in memory, for this session alone, by default.
+    ///   - options: Settings every call starts with (``RequestOptions``); none set by default.
     public init(
         transport: any Transport,
         headers: HTTPHeaders = [:],
@@ -114,8 +120,10 @@ public final class Session: Sendable {
         interceptors: [any Interceptor] = [],
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
-        cookies: Cookies = .inMemory()
+        cookies: Cookies = .inMemory(),
+        options: RequestOptions = RequestOptions()
     ) {
+        self.options = options
         self.transport = transport
         self.headers = headers
         self.timeout = timeout
@@ -148,6 +156,7 @@ public final class Session: Sendable {
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The response, whatever its status; call ``Response/validate(statusCodes:contentTypes:)`` to check it.
     /// - Throws: ``RequestError`` (invalid URL, encoding, modifier, transport, timeout), or `CancellationError`
     ///   when the calling task is cancelled.
@@ -159,10 +168,11 @@ public final class Session: Sendable {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> Response {
-        let request = try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
-        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        let request = try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers, options: options)
+        return try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     /// Sends a request whose body is a value: ``/ParameterEncoding/JSONBody``,
@@ -270,16 +280,18 @@ public final class Session: Sendable {
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the request's own (an ``OutgoingRequest``'s) and the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError``, or `CancellationError` when the calling task is cancelled.
     public func request(
         _ request: any URLRequestConvertible,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> Response {
-        let request = try makeRequest(request)
-        return try await send(consume request, timeout: timeout ?? self.timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        let request = try makeRequest(request, options: options)
+        return try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
     }
 
     // MARK: Lifecycle
@@ -314,21 +326,29 @@ public final class Session: Sendable {
         method: HTTPMethod,
         parameters: Parameters?,
         encoding: any ParameterEncoding,
-        headers: HTTPHeaders?
+        headers: HTTPHeaders?,
+        options: RequestOptions? = nil
     ) throws -> OutgoingRequest {
         let resolved = try build(nil) { try url.asURL() }
         return try build((method, resolved)) { () throws -> OutgoingRequest in
-            var request = OutgoingRequest(url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]))
+            var request = OutgoingRequest(
+                url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]),
+                options: options.map(self.options.merging) ?? self.options
+            )
             try encoding.encode(parameters, into: &request)
             return request
         }
     }
 
-    func makeRequest(_ request: any URLRequestConvertible) throws -> OutgoingRequest {
+    func makeRequest(_ request: any URLRequestConvertible, options: RequestOptions? = nil) throws -> OutgoingRequest {
         try build(nil) { () throws -> OutgoingRequest in
             var request = try (request as? OutgoingRequest) ?? OutgoingRequest(request.asURLRequest())
-            // The request's own fields replace the session's of the same name.
+            // The request's own fields replace the session's of the same name; its own options
+            // the session's, and the call's both.
             request.headers = headers.overridden(by: request.headers)
+            var merged = self.options.merging(request.options)
+            if let options { merged = merged.merging(options) }
+            request.options = merged
             return request
         }
     }
