@@ -84,7 +84,7 @@ public struct HAR: Codable, Sendable, Equatable {
         public var httpVersion: String
         /// The cookies sent; empty here (the `Cookie` header is in ``headers``).
         public var cookies: [NameValue] = []
-        /// The headers, in name order (as `HTTPHeaders.sorted()` gives them).
+        /// The header fields in the order they were sent, `Cookie` fields joined into one.
         public var headers: [NameValue]
         /// The query items of the URL.
         public var queryString: [NameValue]

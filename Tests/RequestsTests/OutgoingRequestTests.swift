@@ -210,4 +210,22 @@ import FoundationNetworking
         relative.url = nil
         #expect(throws: ParameterEncodingError.self) { try OutgoingRequest(relative) }
     }
+
+    /// A signer that needs a `URLRequest`: out and back, the options, the body and the order of
+    /// the fields it did not touch are kept; what it added comes after them.
+    @Test func aRoundTripThroughURLRequestKeepsWhatTheURLRequestCannotHold() throws {
+        var request = OutgoingRequest(url: try url("https://example.com/upload"), method: .put)
+        request.headers.append(name: "X-B", value: "1")
+        request.headers.append(name: "X-A", value: "2")
+        request.headers.append(name: "X-A", value: "3")
+        request.options.operationName = "upload"
+        request.body = .stream(AsyncStream<Data> { $0.finish() }, length: nil)
+        var foundation = try request.urlRequest()
+        foundation.setValue("signature", forHTTPHeaderField: "Authorization")
+        try request.replace(with: foundation)
+        #expect(request.headers.map { "\($0.name): \($0.value)" } == ["X-B: 1", "X-A: 2", "X-A: 3", "Authorization: signature"])
+        #expect(request.options.operationName == "upload")
+        #expect(!request.body.isReplayable, "the stream body was lost")
+        #expect(request.method == .put)
+    }
 }

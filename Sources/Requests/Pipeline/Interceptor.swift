@@ -15,7 +15,7 @@ import FoundationNetworking
 /// ```swift
 /// struct Tracing: Interceptor {
 ///     func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
-///         request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
+///         request.headers.append(name: "X-Request-ID", value: UUID().uuidString)
 ///         let response = try await next(request)
 ///         print(response.statusCode, response.duration)
 ///         return response

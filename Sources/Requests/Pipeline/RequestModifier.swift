@@ -58,7 +58,7 @@ extension RequestModifier {
 /// ```swift
 /// let session = Session(modifiers: [
 ///     ModifyRequest { request in
-///         request.setValue(try await tokens.current(), forHTTPHeaderField: "Authorization")
+///         request.headers.update(name: "Authorization", value: try await tokens.current())
 ///     },
 /// ])
 /// ```
