@@ -50,10 +50,10 @@ public struct HostileServerMatrix: Sendable {
 
     /// How a fault is met.
     public enum Call: String, Sendable, CaseIterable, CustomStringConvertible {
-        /// ``Session/request(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:)``,
+        /// ``Session/request(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:)``,
         /// which reads the whole body before it returns.
         case request
-        /// ``Session/stream(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:)``,
+        /// ``Session/stream(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:)``,
         /// which returns at the head; the body is then read to its end.
         case stream
 

@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// Watches every call of a ``Session``: each trip to the transport, its outcome, and each retry.
 ///
-/// Pass monitors to ``Session/init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:)``.
+/// Pass monitors to ``Session/init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:options:)``.
 /// For one call they see, in order: for each attempt, ``requestWillSend(_:attempt:)`` with the
 /// request exactly as the transport gets it (after every interceptor), then either
 /// ``requestDidReceive(_:attempt:)`` or ``requestDidFail(_:error:attempt:)``; between attempts,

@@ -8,7 +8,7 @@ import Foundation
 /// Unlike Foundation's `URLRequest`, it keeps header fields in the order they were added, repeats
 /// included, and holds the body in one place, whatever its kind; its target keeps the URL it was
 /// made from until a part changes. An engine builds its own request from it once
-/// (``urlRequest()`` for `URLSession`).
+/// (``urlRequest(timeout:)`` for `URLSession`).
 ///
 /// ```swift
 /// var request = OutgoingRequest(url: URL(string: "https://api.example.com/v1/items")!, method: .post)

@@ -270,10 +270,19 @@ public struct RequestTarget: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Hashable
 
+    /// Whether two targets form the same URL, however each was made.
+    ///
+    /// - Parameters:
+    ///   - lhs: A target.
+    ///   - rhs: Another target.
+    /// - Returns: `true` when their URLs' texts are the same.
     public static func == (lhs: RequestTarget, rhs: RequestTarget) -> Bool {
         lhs.url.absoluteString == rhs.url.absoluteString
     }
 
+    /// Hashes the URL's text, as ``==(_:_:)`` compares it.
+    ///
+    /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(url.absoluteString)
     }

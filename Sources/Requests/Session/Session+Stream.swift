@@ -16,7 +16,7 @@ extension Session {
     /// }
     /// ```
     ///
-    /// The request goes through the same interceptors as ``request(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:)``;
+    /// The request goes through the same interceptors as ``request(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:)``;
     /// they see the head, with an empty ``Response/data``. A retry or a redirect cancels the body
     /// of the response it leaves behind. The timeout covers the call until the head has arrived;
     /// while the body streams, it bounds each silence instead: a body that sends nothing for that

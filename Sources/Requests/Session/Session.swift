@@ -69,7 +69,7 @@ public final class Session: Sendable {
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
     ///   - cookies: Where cookies are kept; in memory, for this session alone, by default (as for
-    ///     ``init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:)``);
+    ///     ``init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:options:)``);
     ///     ``Cookies/fromConfiguration`` uses `configuration`'s storage. The session sends and
     ///     stores them itself; `URLSession` is told not to.
     ///   - options: Settings every call starts with (``RequestOptions``); none set by default.
