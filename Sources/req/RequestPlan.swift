@@ -97,48 +97,42 @@ struct RequestPlan {
         }
         // The library refuses CR, LF and NUL and names that are not tokens, naming the header.
         try all.validate()
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        for header in all {
-            request.setValue(header.value, forHTTPHeaderField: header.name)
-        }
+        // The value the session sends: the headers in the command line's order. The library's
+        // encoders for ordered pairs and JSON objects write into a `URLRequest`; what they change
+        // comes back with `replace(with:)`, which keeps the other fields where they were.
+        var request = OutgoingRequest(url: url, method: method, headers: all)
         if options.authType == .bearer, let token = options.auth {
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            request.headers.update(name: "Authorization", value: "Bearer \(token)")
         }
         if let body {
             // As httpie: the bytes as they are, labelled by the encoding flag (JSON by default)
             // unless a Content-Type item says otherwise.
-            request.httpBody = body.data
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
-            }
+            request.setBody(body.data, defaultContentType: body.contentType)
         } else if multipart {
             var parts = orderedFields.map { MultipartFormBody.Part.text($0.0, Self.text(of: $0.1)) }
             parts += files
             let multipartBody = options.boundary.map { MultipartFormBody(parts, boundary: $0) } ?? MultipartFormBody(parts)
-            request = try multipartBody.applied(to: request)
+            try request.replace(with: multipartBody.applied(to: request.urlRequest()))
         } else if !fields.isEmpty {
             switch encoding {
             case .form, .query:
                 // Ordered pairs, so that a repeated name keeps every value: a=1&a=2.
-                request = try Self.urlEncoding(encoding, options).encode(request, withOrderedPairs: fields.pairs)
+                try request.replace(with: Self.urlEncoding(encoding, options).encode(request, withOrderedPairs: fields.pairs))
             case .json:
                 // The command line's key order unless --sorted; a top-level array as it is.
-                request = try JSONEncoding.default.encode(request, withJSONObject: fields.jsonObject(sorted: options.sorted == true))
+                try request.replace(with: JSONEncoding.default.encode(request, withJSONObject: fields.jsonObject(sorted: options.sorted == true)))
             case .plist, .plistBinary:
-                request = try Self.encoding(encoding, options).encode(request, with: try fields.parameters())
+                try Self.encoding(encoding, options).encode(try fields.parameters(), into: &request)
             }
-        } else if json, request.value(forHTTPHeaderField: "Content-Type") == nil {
+        } else if json, request.headers["Content-Type"] == nil {
             // --json alone asks and says JSON, as httpie's does.
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.headers.append(name: "Content-Type", value: "application/json")
         }
         // `Header:` removes a header whoever set it (an encoder sets Content-Type).
         for name in removed {
-            request.setValue(nil, forHTTPHeaderField: name)
+            request.headers.remove(name: name)
         }
-        // The library's encoders with ordered pairs and JSON objects write into a `URLRequest`;
-        // its fields come back sorted by name, as req prints them.
-        self.request = try OutgoingRequest(request)
+        self.request = request
         self.removedHeaders = removed
     }
 
