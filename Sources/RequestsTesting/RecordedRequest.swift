@@ -21,7 +21,7 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
     public var headers: HTTPHeaders { request.headers }
     /// The request as a `URLRequest`, made when asked for (repeated fields joined; its
     /// `httpBody` is `nil` for a file or stream body).
-    public var urlRequest: URLRequest { (try? request.urlRequest()) ?? URLRequest(url: request.url) }
+    public var urlRequest: URLRequest { request.unvalidatedURLRequest() }
 
     /// Records a request that is already whole.
     ///

@@ -57,7 +57,7 @@ extension OutgoingRequest {
 
     /// ``urlRequest(timeout:)`` without the checks: for a request checked already, or one shown
     /// rather than sent.
-    func unvalidatedURLRequest(timeout: Duration? = nil) -> URLRequest {
+    package func unvalidatedURLRequest(timeout: Duration? = nil) -> URLRequest {
         var request = if let timeout {
             URLRequest(url: url, timeoutInterval: timeout.seconds)
         } else {
