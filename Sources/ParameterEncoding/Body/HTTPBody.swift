@@ -59,20 +59,23 @@ extension HTTPBody {
     /// - Throws: What ``encode()`` throws, or ``ParameterEncodingError`` with code
     ///   ``ParameterEncodingError/Code/invalidHeader`` for a header HTTP does not allow.
     public func applied(to request: consuming URLRequest) throws -> URLRequest {
-        guard !isEmpty else { return request }
+        var request = request
+        try apply(to: &request)
+        return request
+    }
+
+    /// Puts this body into `target`, with the body's ``additionalHeaders`` where the target does
+    /// not set them already: ``applied(to:)`` for any ``EncodingTarget``. An empty body changes
+    /// nothing.
+    ///
+    /// - Parameter target: The request to carry the body.
+    /// - Throws: What ``encode()`` throws, or ``ParameterEncodingError`` with code
+    ///   ``ParameterEncodingError/Code/invalidHeader`` for a header HTTP does not allow.
+    public func apply<Target: EncodingTarget>(to target: inout Target) throws {
+        guard !isEmpty else { return }
         let (data, headers) = try encodedWithHeaders()
         try headers.validate()
-        var request = request
-        var fields = request.allHTTPHeaderFields ?? [:]
-        var added = false
-        for header in headers where request.value(forHTTPHeaderField: header.name) == nil {
-            fields[header.name] = header.value
-            added = true
-        }
-        // One assignment: on Linux each header setter copies and re-normalises every field.
-        if added { request.allHTTPHeaderFields = fields }
-        request.httpBody = data
-        return request
+        target.setBody(data, addingMissing: headers)
     }
 }
 

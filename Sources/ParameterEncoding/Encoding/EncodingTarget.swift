@@ -30,6 +30,14 @@ public protocol EncodingTarget: URLRequestConvertible {
     ///   - contentType: The `Content-Type` to set when the request has none.
     mutating func setBody(_ body: Data, defaultContentType contentType: String)
 
+    /// Sets the body, and each of `headers` the request does not set (by name, ignoring case):
+    /// an ``HTTPBody`` with the headers it needs.
+    ///
+    /// - Parameters:
+    ///   - body: The bytes.
+    ///   - headers: The fields to add where the request has none of that name.
+    mutating func setBody(_ body: Data, addingMissing headers: HTTPHeaders)
+
     /// Takes everything a `URLRequest` describes: what an encoding that writes only into
     /// `URLRequest` made.
     ///
@@ -75,5 +83,22 @@ extension URLRequest: EncodingTarget {
     /// - Parameter request: The request.
     public mutating func replace(with request: URLRequest) {
         self = request
+    }
+
+    /// Sets the body, and each of `headers` the request does not set.
+    ///
+    /// - Parameters:
+    ///   - body: The bytes.
+    ///   - headers: The fields to add where the request has none of that name.
+    public mutating func setBody(_ body: Data, addingMissing headers: HTTPHeaders) {
+        var fields = allHTTPHeaderFields ?? [:]
+        var added = false
+        for header in headers where value(forHTTPHeaderField: header.name) == nil {
+            fields[header.name] = header.value
+            added = true
+        }
+        // One assignment: on Linux each header setter copies and re-normalises every field.
+        if added { allHTTPHeaderFields = fields }
+        httpBody = body
     }
 }

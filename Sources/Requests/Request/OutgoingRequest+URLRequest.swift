@@ -113,6 +113,19 @@ extension OutgoingRequest: EncodingTarget {
         self.body = .data(body)
     }
 
+    /// Sets the body to the bytes, and each of `headers` the request does not set, after its own
+    /// fields.
+    ///
+    /// - Parameters:
+    ///   - body: The bytes.
+    ///   - headers: The fields to add where the request has none of that name.
+    public mutating func setBody(_ body: Data, addingMissing headers: HTTPHeaders) {
+        for header in headers where self.headers[header.name] == nil {
+            self.headers.append(header)
+        }
+        self.body = .data(body)
+    }
+
     /// Takes the method, URL, header fields and body of a request a `URLRequest`-only encoding
     /// made; the options stay. Fields keep their order where the `URLRequest` kept their values,
     /// and the ones it added come after them, by name.

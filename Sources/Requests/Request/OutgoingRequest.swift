@@ -131,13 +131,10 @@ extension HTTPHeaders {
     public func overridden(by call: HTTPHeaders) -> HTTPHeaders {
         guard !isEmpty else { return call }
         guard !call.isEmpty else { return self }
-        var result: [HTTPHeader] = []
-        result.reserveCapacity(count + call.count)
-        for field in self where !call.contains(where: { HTTPHeaders.namesMatch($0.name, field.name) }) {
-            result.append(field)
-        }
         var merged = HTTPHeaders()
-        for field in result { merged.append(field) }
+        for field in self where !call.contains(where: { HTTPHeaders.namesMatch($0.name, field.name) }) {
+            merged.append(field)
+        }
         for field in call { merged.append(field) }
         return merged
     }

@@ -90,7 +90,7 @@ extension Session {
             }
             return response
         } catch {
-            let failure = InterceptorChain.transportError(error, request: InterceptorChain.named(url, method), timeout: timeout)
+            let failure = InterceptorChain.transportError(error, method: method, url: url, timeout: timeout)
             chain.finish(failing: failure, url: url, method: method, options: options)
             throw failure
         }
@@ -126,20 +126,7 @@ struct BodyEncoding: ParameterEncoding {
     /// The body and, where the request does not set them, the headers it needs, written into
     /// the request directly.
     func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
-        guard let request = target as? OutgoingRequest else {
-            let encoded = try encode(target, with: parameters)
-            return try target.replace(with: encoded)
-        }
-        guard !body.isEmpty else { return }
-        let (data, headers) = try body.encodedWithHeaders()
-        try headers.validate()
-        var value = request
-        for header in headers where value.headers[header.name] == nil {
-            value.headers.append(header)
-        }
-        value.body = .data(data)
-        // `target` is an `OutgoingRequest`: checked above.
-        if let written = value as? Target { target = written }
+        try body.apply(to: &target)
     }
 }
 
