@@ -4,13 +4,21 @@ import PackageDescription
 // Engines and integrations that need another package sit behind traits, all off by default: a
 // plain `swift build`, `swift test` or `swift run Benchmarks` resolves and builds no dependency.
 // `--traits AsyncHTTPClient` (or a consumer's `traits: ["AsyncHTTPClient"]`) adds the
-// AsyncHTTPClient transport; its sources compile to nothing without the trait.
+// AsyncHTTPClient transport; its sources compile to nothing without the trait. `--traits OpenAPI`
+// adds `SessionClientTransport`, swift-openapi's `ClientTransport` over a `Session`.
 let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
+let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
 
 /// A product of a package used only with the `AsyncHTTPClient` trait.
 func withAsyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency {
     .product(name: product, package: package, condition: asyncHTTPClient)
 }
+
+/// The swift-openapi runtime and the HTTP types it speaks, used only with the `OpenAPI` trait.
+let withOpenAPI: [Target.Dependency] = [
+    .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
+    .product(name: "HTTPTypes", package: "swift-http-types", condition: openAPI),
+]
 
 let package = Package(
     name: "swift-requests",
@@ -29,11 +37,17 @@ let package = Package(
         .library(name: "RequestsAsyncHTTPClient", targets: ["RequestsAsyncHTTPClient"]),
         // Session over AsyncHTTPClient against raw AsyncHTTPClient and URLSession (trait AsyncHTTPClient).
         .executable(name: "AHCBenchmarks", targets: ["AHCBenchmarks"]),
+        // `SessionClientTransport`: generated OpenAPI clients over a Session (trait OpenAPI).
+        .library(name: "RequestsOpenAPI", targets: ["RequestsOpenAPI"]),
     ],
     traits: [
         .trait(
             name: "AsyncHTTPClient",
             description: "AsyncHTTPClientTransport (product RequestsAsyncHTTPClient) over AsyncHTTPClient and SwiftNIO; req uses it for its TLS options"
+        ),
+        .trait(
+            name: "OpenAPI",
+            description: "SessionClientTransport (product RequestsOpenAPI): swift-openapi-generator's clients over a Session"
         ),
         .default(enabledTraits: []),
     ],
@@ -45,6 +59,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.36.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.26.0"),
+        // Resolved only when the OpenAPI trait is on.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
@@ -74,6 +91,8 @@ let package = Package(
                 withAsyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
             ]
         ),
+        // Every file is wrapped in `#if OpenAPI`: without the trait this target is empty.
+        .target(name: "RequestsOpenAPI", dependencies: ["Requests"] + withOpenAPI),
         .executableTarget(
             name: "AHCBenchmarks",
             dependencies: [
@@ -119,6 +138,17 @@ let package = Package(
                 withAsyncHTTPClient("NIOSSL", "swift-nio-ssl"),
                 withAsyncHTTPClient("NIOHTTP1", "swift-nio"),
             ]
+        ),
+        // A generated client over SessionClientTransport: the loopback server's API as an OpenAPI
+        // document and the client swift-openapi-generator made of it, committed in Generated/
+        // (its README says how to make it again).
+        .testTarget(
+            name: "RequestsOpenAPITests",
+            dependencies: [
+                "RequestsOpenAPI", "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling",
+                .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+            ] + withOpenAPI,
+            exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -80,7 +80,9 @@ public struct RequestError: Error, CustomStringConvertible, LocalizedError {
                   underlyingError: underlyingError, transportErrorKind: transportErrorKind)
     }
 
-    init(
+    /// Creates an error naming a request by its method and URL, for a request that could not be
+    /// built.
+    package init(
         _ code: Code,
         method: HTTPMethod?,
         url: URL?,

@@ -32,6 +32,45 @@ import Testing
         #expect(error?.transportErrorKind == .connectionLost)
     }
 
+    @Test func aReplayableStreamIsSentWholeAgainOnRetryAndRedirect() async throws {
+        let stub = StubTransport()
+        stub.on(.post, "/busy", respond: .status(503), .status(307, headers: ["Location": "/moved"]))
+        stub.on(.post, "/moved", respond: .text("done"))
+        let made = Guarded(0)
+        let body = RequestBody.stream(length: 6) { () -> AsyncStream<Data> in
+            made.withLock { $0 += 1 }
+            return AsyncStream { continuation in
+                continuation.yield(Data("abc".utf8))
+                continuation.yield(Data("def".utf8))
+                continuation.finish()
+            }
+        }
+        #expect(body.isReplayable)
+        let retry = RetryPolicy(baseDelay: .zero, methods: [.post])
+        let session = Session(transport: stub, interceptors: [retry])
+        let response = try await session.request(OutgoingRequest(url: URL(string: "https://api.example/busy")!, method: .post, body: body))
+        #expect(response.text == "done")
+        #expect(stub.requests.map(\.description) == ["POST https://api.example/busy", "POST https://api.example/busy", "POST https://api.example/moved"])
+        #expect(stub.requests.map(\.bodyText) == ["abcdef", "abcdef", "abcdef"])
+        #expect(made.withLock { $0 } == 3, "one sequence per send")
+    }
+
+    @Test func aOneShotStreamFailsTheRetryThatWouldNeedItAgain() async throws {
+        let stub = StubTransport()
+        stub.on(.post, "/busy", respond: .status(503), .text("done"))
+        let body = RequestBody.stream(AsyncStream { continuation in
+            continuation.yield(Data("abc".utf8))
+            continuation.finish()
+        }, length: 3)
+        let session = Session(transport: stub, interceptors: [RetryPolicy(baseDelay: .zero, methods: [.post])])
+        let error = await #expect(throws: RequestError.self) {
+            try await session.request(OutgoingRequest(url: URL(string: "https://api.example/busy")!, method: .post, body: body))
+        }
+        #expect(error?.code == .encodingFailed)
+        #expect(error?.description.contains("the body is a stream, which is sent once") == true)
+        #expect(stub.requests.map(\.bodyText) == ["abc"], "sent once, never empty")
+    }
+
     @Test func cancellingAStreamedBodyStopsItDuringAWait() async throws {
         let stub = StubTransport()
         stub.on(respond: .stream([Data("a".utf8), Data("b".utf8)], every: .seconds(30)))

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// A transport sends it with ``chunks(size:)`` (any engine) or looks at ``storage`` to use what it
 /// does best (`URLSession` uploads a file itself). A ``stream(_:length:)`` body can be sent once:
-/// ``isReplayable`` is `false`, and the pipeline does not send it again on a redirect or a retry.
+/// ``isReplayable`` is `false`, and the pipeline does not send it again on a redirect or a retry;
+/// a ``stream(length:_:)`` body makes its sequence anew for every send, so it can be sent again.
 public struct RequestBody: Sendable {
     /// What the body is made of.
     public enum Storage: Sendable {
@@ -26,11 +27,23 @@ public struct RequestBody: Sendable {
         case stream(ChunkStream, length: Int64?)
     }
 
-    /// What the body is made of.
-    public let storage: Storage
+    /// What the body is made of. For a body made with ``stream(length:_:)``, every read gives a
+    /// new reader from the start of a new sequence, so each send reads the whole body.
+    public var storage: Storage {
+        if let remake {
+            return .stream(ChunkStream(lazy: remake), length: length)
+        }
+        return fixed
+    }
 
-    private init(_ storage: Storage) {
-        self.storage = storage
+    /// What the body is made of, but for a replayable stream.
+    private let fixed: Storage
+    /// Makes a new reader for every send of a replayable stream.
+    private let remake: (@Sendable () -> ChunkStream)?
+
+    private init(_ storage: Storage, remake: (@Sendable () -> ChunkStream)? = nil) {
+        self.fixed = storage
+        self.remake = remake
     }
 
     /// No body.
@@ -76,9 +89,29 @@ public struct RequestBody: Sendable {
         RequestBody(.stream(ChunkStream(chunks), length: length))
     }
 
+    /// A body whose chunks come from a sequence made anew for every send, so that it can be sent
+    /// again on a redirect or a retry (``isReplayable`` is `true`).
+    ///
+    /// ```swift
+    /// let body = RequestBody.stream(length: size) { FileChunks(url) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - length: The total length when known (sent as `Content-Length`); `nil` sends the body
+    ///     chunked over HTTP/1.1. Every sequence `makeChunks` makes must give that many bytes.
+    ///   - makeChunks: Makes the sequence of one send, from the start of the body; an error the
+    ///     sequence throws fails that send.
+    /// - Returns: The body.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        length: Int64?,
+        _ makeChunks: @escaping @Sendable () -> Chunks
+    ) -> RequestBody where Chunks.Element == Data {
+        RequestBody(.stream(ChunkStream { nil }, length: length), remake: { ChunkStream(makeChunks()) })
+    }
+
     /// The body's length, when known in advance.
     public var length: Int64? {
-        switch storage {
+        switch fixed {
         case .empty: 0
         case .data(let data): Int64(data.count)
         case .file(_, let length): length
@@ -86,15 +119,16 @@ public struct RequestBody: Sendable {
         }
     }
 
-    /// Whether the body can be sent again (on a redirect or a retry): every body but a stream.
+    /// Whether the body can be sent again (on a redirect or a retry): every body but a stream
+    /// made with ``stream(_:length:)``.
     public var isReplayable: Bool {
-        if case .stream = storage { return false }
+        if case .stream = fixed { return remake != nil }
         return true
     }
 
     /// Whether the body has no bytes.
     public var isEmpty: Bool {
-        if case .empty = storage { return true }
+        if case .empty = fixed { return true }
         return false
     }
 
@@ -139,6 +173,20 @@ public final class ChunkStream: Sendable {
             let chunk = try await current.next()
             iterator.withLock { $0 = current }
             return chunk
+        }
+    }
+
+    /// A reader that makes its chunk stream at the first pull.
+    convenience init(lazy make: @escaping @Sendable () -> ChunkStream) {
+        let made = Guarded<ChunkStream?>(nil)
+        self.init {
+            let stream = made.withLock { current in
+                if let current { return current }
+                let stream = make()
+                current = stream
+                return stream
+            }
+            return try await stream.next()
         }
     }
 

@@ -1,0 +1,145 @@
+#if OpenAPI
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Requests
+
+// MARK: - Request
+
+extension OutgoingRequest {
+    /// The request value for a generated client's request: `baseURL` joined with the request's
+    /// path and query (never re-encoded), the fields in order with their repeats, and the body.
+    ///
+    /// - Throws: ``/Requests/RequestError`` (`invalidURL`) when the request has no path, or when
+    ///   the joined path or the query cannot appear in a URL.
+    init(_ request: HTTPRequest, body: OpenAPIRuntime.HTTPBody?, baseURL: URL) throws {
+        let method = HTTPMethod(rawValue: request.method.rawValue)
+        guard let path = request.path else {
+            throw RequestError(.invalidURL, method: method, url: baseURL, detail: "the \(request.method) request of the generated client has no path")
+        }
+        var target = RequestTarget(baseURL)
+        let (pathPart, query) = Self.split(path)
+        do {
+            // The base's path ends where the operation's begins: "/v1/" and "/pets" make "/v1/pets".
+            var base = target.path
+            if base.hasSuffix("/") { base.removeLast() }
+            try target.setPath(base + pathPart)
+            try target.setQuery(query)
+            try target.setFragment(nil)
+        } catch {
+            throw RequestError(.invalidURL, method: method, url: baseURL,
+                               detail: "the path \(path) of the generated client's request cannot be joined to \(baseURL.absoluteString)",
+                               underlyingError: error)
+        }
+        var headers = HTTPHeaders()
+        for field in request.headerFields {
+            headers.append(name: field.name.rawName, value: field.value)
+        }
+        self.init(target, method: method, headers: headers, body: body.map(RequestBody.init) ?? .empty)
+    }
+
+    /// A request path split at its first `?` into the path and the query.
+    private static func split(_ path: String) -> (path: String, query: String?) {
+        guard let mark = path.firstIndex(of: "?") else { return (path, nil) }
+        return (String(path[..<mark]), String(path[path.index(after: mark)...]))
+    }
+}
+
+extension RequestBody {
+    /// A generated client's body, streamed: made anew for every send when the client can iterate
+    /// it several times, sent once otherwise.
+    init(_ body: OpenAPIRuntime.HTTPBody) {
+        let length: Int64? = if case .known(let count) = body.length { count } else { nil }
+        switch body.iterationBehavior {
+        case .multiple:
+            self = .stream(length: length) { DataChunks(body: body) }
+        case .single:
+            self = .stream(DataChunks(body: body), length: length)
+        }
+    }
+}
+
+/// A generated client's body as the `Data` chunks a ``/Requests/RequestBody`` reads.
+struct DataChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let body: OpenAPIRuntime.HTTPBody
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: body.makeAsyncIterator())
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: OpenAPIRuntime.HTTPBody.Iterator
+
+        mutating func next() async throws -> Data? {
+            guard let chunk = try await base.next() else { return nil }
+            return Data(chunk)
+        }
+    }
+}
+
+// MARK: - Response
+
+extension HTTPResponse {
+    /// The head of a streamed response, its fields in the order the transport gave them.
+    ///
+    /// - Throws: ``/Requests/RequestError`` (`transportFailed`) for what no HTTP message can
+    ///   carry, and `HTTPResponse` would change: a status code outside 0...999, a field name that
+    ///   is not a token, a value with a control character.
+    init(_ stream: ResponseStream) throws {
+        func refuse(_ detail: String) -> RequestError {
+            stream.cancel()
+            return RequestError(.transportFailed, response: stream.head, detail: detail)
+        }
+        let status = stream.statusCode
+        guard (0...999).contains(status) else {
+            throw refuse("the transport answered status \(status), which HTTP has no place for")
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(stream.headers.count)
+        for header in stream.headers {
+            guard let name = HTTPField.Name(header.name) else {
+                throw refuse("the response field name \"\(header.name)\" is not an HTTP token")
+            }
+            guard HTTPField.isValidValue(header.value) else {
+                throw refuse("the value of the response field \(header.name) holds a control character")
+            }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        self.init(status: Status(code: status, reasonPhrase: stream.head.head.reasonPhrase), headerFields: fields)
+    }
+}
+
+extension OpenAPIRuntime.HTTPBody {
+    /// A response body that streams as the client reads it, pulled from the engine. Its length
+    /// is known when `Content-Length` gives the bytes that arrive: not for a body the engine
+    /// decoded (`Content-Encoding`), nor for one a status forbids.
+    convenience init(_ stream: ResponseStream, status: HTTPResponse.Status) {
+        var length = OpenAPIRuntime.HTTPBody.Length.unknown
+        let encoded = stream.headers.value(for: "Content-Encoding").map { $0.lowercased() != "identity" } ?? false
+        if let expected = stream.expectedLength, !encoded, status.code != 204, status.code != 304 {
+            length = .known(expected)
+        }
+        self.init(ByteChunks(body: stream.body), length: length, iterationBehavior: .single)
+    }
+}
+
+/// A response body's `Data` chunks as the byte chunks an `HTTPBody` holds.
+struct ByteChunks: AsyncSequence, Sendable {
+    typealias Element = OpenAPIRuntime.HTTPBody.ByteChunk
+    let body: ResponseBody
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: body.makeAsyncIterator())
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: ResponseBody.Iterator
+
+        mutating func next() async throws -> OpenAPIRuntime.HTTPBody.ByteChunk? {
+            guard let chunk = try await base.next() else { return nil }
+            return OpenAPIRuntime.HTTPBody.ByteChunk(chunk)
+        }
+    }
+}
+#endif
