@@ -4,7 +4,10 @@
 #   1. a consumer that does not enable the AsyncHTTPClient trait resolves no package at all;
 #   2. a consumer that writes `traits: ["AsyncHTTPClient"]` builds, and its program sends one GET
 #      over AsyncHTTPClientTransport to the loopback server (Tests/Fixtures/loopback_server.py,
-#      127.0.0.1 only) and prints the status.
+#      127.0.0.1 only) and prints the status;
+#   3. a consumer that writes `traits: ["OpenAPI"]` resolves swift-openapi-runtime and
+#      swift-http-types and nothing else (no SwiftNIO), builds, and sends one operation through
+#      SessionClientTransport to the loopback server.
 #
 #   Scripts/consumer-check.sh
 #
@@ -66,15 +69,66 @@ EOF
 (cd "$work/ahc" && swift build 2>&1 | tail -3)
 [ -n "$(ls -A "$work/ahc/.build/checkouts" 2>/dev/null)" ] || { echo "consumer-check: the trait resolved nothing" >&2; exit 1; }
 
+# 3. With the OpenAPI trait alone: the runtime and the HTTP types, nothing of SwiftNIO.
+mkdir -p "$work/openapi/Sources/Consumer"
+cat >"$work/openapi/Package.swift" <<EOF
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Consumer",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: "$repo", traits: ["OpenAPI"]),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    ],
+    targets: [
+        .executableTarget(name: "Consumer", dependencies: [
+            .product(name: "RequestsOpenAPI", package: "$name"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ])
+    ]
+)
+EOF
+cat >"$work/openapi/Sources/Consumer/main.swift" <<'EOF'
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Requests
+import RequestsOpenAPI
+
+let transport = SessionClientTransport(Session())
+let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/anything/pets?tag=a%20b")
+let (response, body) = try await transport.send(request, body: nil, baseURL: URL(string: CommandLine.arguments[1])!, operationID: "listPets")
+let text = try await String(collecting: body ?? HTTPBody(), upTo: 1 << 20)
+print("status=\(response.status.code) echoed-query=\(text.contains("\"query\": \"tag=a%20b\""))")
+EOF
+(cd "$work/openapi" && swift package resolve)
+resolved=$(ls "$work/openapi/.build/checkouts" | sort | tr '\n' ' ')
+if [ "$resolved" != "swift-http-types swift-openapi-runtime " ]; then
+  echo "consumer-check: the OpenAPI trait resolved: $resolved (expected swift-http-types swift-openapi-runtime)" >&2
+  exit 1
+fi
+echo "consumer-check: with the OpenAPI trait, resolved: $resolved"
+(cd "$work/openapi" && swift build 2>&1 | tail -3)
+
 # The server prints "PORT <n>" once it accepts, and stops when its standard input closes.
 coproc SERVER { exec python3 "$repo/Tests/Fixtures/loopback_server.py"; }
 server_pid=$SERVER_PID
 read -r word port <&"${SERVER[0]}"
 [ "$word" = PORT ] || { echo "consumer-check: the loopback server did not start" >&2; exit 1; }
 out=$("$work/ahc/.build/debug/Consumer" "http://127.0.0.1:$port/anything")
-exec {SERVER[1]}>&-
-echo "consumer-check: with the trait: $out"
+echo "consumer-check: with the AsyncHTTPClient trait: $out"
 case "$out" in
   status=200*) ;;
   *) echo "consumer-check: the request over AsyncHTTPClientTransport did not answer 200" >&2; exit 1 ;;
+esac
+out=$("$work/openapi/.build/debug/Consumer" "http://127.0.0.1:$port")
+exec {SERVER[1]}>&-
+echo "consumer-check: with the OpenAPI trait: $out"
+case "$out" in
+  "status=200 echoed-query=true") ;;
+  *) echo "consumer-check: the operation through SessionClientTransport did not come back as sent" >&2; exit 1 ;;
 esac
