@@ -132,8 +132,8 @@ struct CapturingMiddleware: ClientMiddleware {
         let total = 10 << 20
         let stats = try plainClient()
         try await withClient(engine) { client, _ in
-            // 160 chunks of 64 KiB, 10 ms apart: the server needs 1.6 s at least.
-            let output = try await client.download(path: .init(key: key), query: .init(bytes: total, chunk: 65536, intervalMs: 10))
+            // 160 chunks of 64 KiB, 20 ms apart: the server needs 3.2 s at least.
+            let output = try await client.download(path: .init(key: key), query: .init(bytes: total, chunk: 65536, intervalMs: 20))
             let ok = try output.ok
             let body = try ok.body.binary
             #expect(body.length == .unknown, "a chunked answer has no length")

@@ -20,22 +20,8 @@ extension RetryPolicy {
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Int(value).map { Duration.seconds($0) } ?? .seconds(Int.max / 1_000_000_000_000)
         }
-        guard let date = httpDate(value) else { return nil }
+        guard let date = HTTPDate.parse(value, now: now) else { return nil }
         return .seconds(max(0, date.timeIntervalSince(now)))
-    }
-
-    /// Parses the three date forms HTTP allows: IMF-fixdate, RFC 850 and asctime.
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                return date
-            }
-        }
-        return nil
     }
 
     /// Words for a retried kind of transport failure.

@@ -1,0 +1,136 @@
+import Foundation
+
+// MARK: - CacheControl
+
+/// The directives of a message's `Cache-Control` fields (RFC 9111 §5.2; `stale-while-revalidate`
+/// and `stale-if-error`, RFC 5861), as a cache reads them.
+///
+/// Every `Cache-Control` field line of the message counts, in order; names are read without
+/// regard to case; an argument may be a token or a quoted string. What the RFC asks of a cache
+/// that meets something it cannot read is done here:
+/// - a `max-age` (or `s-maxage`) that is not delta-seconds, or that appears twice with different
+///   values, makes the response stale (§4.2.1), so it is revalidated before reuse;
+/// - delta-seconds beyond 2³¹ are read as 2³¹ (§1.2.2);
+/// - an unknown directive is ignored (§5.2.3).
+package struct CacheControl: Sendable, Equatable {
+    /// `max-age`: the response's freshness lifetime, or for a request the oldest response it
+    /// accepts; 0 when the directive was unreadable.
+    package var maxAge: Int?
+    /// `no-cache`: reuse only after validation. Field names given with it (`no-cache="Set-Cookie"`)
+    /// are not told apart: a private cache may treat the qualified form as the whole directive.
+    package var noCache = false
+    /// `no-store`: do not store the request or the response.
+    package var noStore = false
+    /// `private` without field names: only a private cache (this one) may store the response.
+    package var isPrivate = false
+    /// `public`: any cache may store the response, even one it would not store by default.
+    package var isPublic = false
+    /// `must-revalidate`: once stale, never reused without validation, not even offline.
+    package var mustRevalidate = false
+    /// `immutable` (RFC 8246): the body will not change while fresh.
+    package var immutable = false
+    /// `stale-while-revalidate=N` (RFC 5861): may be reused for N seconds past its freshness while
+    /// it is revalidated in the background.
+    package var staleWhileRevalidate: Int?
+    /// `stale-if-error=N` (RFC 5861): may be reused for N seconds past its freshness when
+    /// revalidating fails (an error or a 5xx).
+    package var staleIfError: Int?
+    /// A request's `max-stale`: accepts a stale response, by at most this many seconds;
+    /// `Int.max` when given without a value.
+    package var maxStale: Int?
+    /// A request's `min-fresh`: wants a response fresh for at least this many more seconds.
+    package var minFresh: Int?
+    /// A request's `only-if-cached`: answer from the cache or with 504, never the network.
+    package var onlyIfCached = false
+
+    /// No directives.
+    package init() {}
+
+    /// The directives of every `Cache-Control` field in `headers`.
+    ///
+    /// - Parameter headers: A request's or a response's fields.
+    package init(_ headers: HTTPHeaders) {
+        var seenMaxAge: Int??
+        for header in headers where HTTPHeaders.namesMatch(header.name, "Cache-Control") {
+            for (name, argument) in Self.directives(header.value) {
+                switch name {
+                case "max-age":
+                    let value = Self.seconds(argument) ?? 0
+                    // Two different max-age values: the response is stale (§4.2.1).
+                    if let earlier = seenMaxAge, earlier != value { maxAge = 0 } else { maxAge = value }
+                    seenMaxAge = .some(value)
+                case "no-cache": noCache = true
+                case "no-store": noStore = true
+                case "private": if argument == nil { isPrivate = true }
+                case "public": isPublic = true
+                case "must-revalidate", "proxy-revalidate": mustRevalidate = mustRevalidate || name == "must-revalidate"
+                case "immutable": immutable = true
+                case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(argument)
+                case "stale-if-error": staleIfError = Self.seconds(argument)
+                case "max-stale": maxStale = argument == nil ? Int.max : (Self.seconds(argument) ?? 0)
+                case "min-fresh": minFresh = Self.seconds(argument) ?? 0
+                case "only-if-cached": onlyIfCached = true
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The `name[=argument]` pairs of one field value, names lowercased, quoted arguments
+    /// unquoted; empty members (`a,,b`) are skipped.
+    package static func directives(_ value: String) -> [(name: String, argument: String?)] {
+        var result: [(String, String?)] = []
+        let bytes = Array(value.utf8)
+        var index = 0
+        func skipSpace() {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        }
+        while index < bytes.count {
+            skipSpace()
+            let nameStart = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "="),
+                  bytes[index] != 0x20, bytes[index] != 0x09 {
+                index += 1
+            }
+            let name = String(decoding: bytes[nameStart..<index].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            skipSpace()
+            var argument: String?
+            if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
+                index += 1
+                skipSpace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    index += 1
+                    var text: [UInt8] = []
+                    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                        if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count { index += 1 }
+                        text.append(bytes[index])
+                        index += 1
+                    }
+                    index += 1
+                    argument = String(decoding: text, as: UTF8.self)
+                } else {
+                    let start = index
+                    while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
+                    argument = String(decoding: bytes[start..<index], as: UTF8.self)
+                }
+            }
+            // Whatever follows up to the next comma does not belong to a well-formed member.
+            while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
+            index += 1
+            if !name.isEmpty { result.append((name, argument)) }
+        }
+        return result
+    }
+
+    /// delta-seconds (RFC 9111 §1.2.2): digits only, at most 2³¹; `nil` when not digits.
+    package static func seconds(_ text: String?) -> Int? {
+        guard let text, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let limit = 1 << 31
+        var value = 0
+        for byte in text.utf8 {
+            value = value * 10 + Int(byte - 0x30)
+            if value >= limit { return limit }
+        }
+        return value
+    }
+}
