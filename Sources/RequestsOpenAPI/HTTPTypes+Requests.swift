@@ -50,6 +50,11 @@ extension RequestBody {
     /// it several times, sent once otherwise.
     init(_ body: OpenAPIRuntime.HTTPBody) {
         let length: Int64? = if case .known(let count) = body.length { count } else { nil }
+        // A body known to be empty has nothing to send twice.
+        if length == 0 {
+            self = .empty
+            return
+        }
         switch body.iterationBehavior {
         case .multiple:
             self = .stream(length: length) { DataChunks(body: body) }
@@ -85,7 +90,7 @@ extension HTTPResponse {
     ///
     /// - Throws: ``/Requests/RequestError`` (`transportFailed`) for what no HTTP message can
     ///   carry, and `HTTPResponse` would change: a status code outside 0...999, a field name that
-    ///   is not a token, a value with a control character.
+    ///   is not a token, a value with a control character or DEL.
     init(_ stream: ResponseStream) throws {
         func refuse(_ detail: String) -> RequestError {
             stream.cancel()
@@ -101,12 +106,24 @@ extension HTTPResponse {
             guard let name = HTTPField.Name(header.name) else {
                 throw refuse("the response field name \"\(header.name)\" is not an HTTP token")
             }
-            guard HTTPField.isValidValue(header.value) else {
-                throw refuse("the value of the response field \(header.name) holds a control character")
+            // Whitespace around a value is not part of it (RFC 9110 §5.5); what is left must be
+            // a valid value as it is, or HTTPField would change it.
+            let value = Self.trimmed(header.value)
+            guard HTTPField.isValidValue(value) else {
+                throw refuse("the value of the response field \(header.name) holds a control character or DEL")
             }
-            fields.append(HTTPField(name: name, value: header.value))
+            fields.append(HTTPField(name: name, value: value))
         }
         self.init(status: Status(code: status, reasonPhrase: stream.head.head.reasonPhrase), headerFields: fields)
+    }
+
+    /// A field value without the spaces and tabs around it.
+    private static func trimmed(_ value: String) -> String {
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        let bytes = value.utf8
+        guard let first = bytes.first, let last = bytes.last, blank(first) || blank(last) else { return value }
+        guard let start = bytes.firstIndex(where: { !blank($0) }), let end = bytes.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }
 

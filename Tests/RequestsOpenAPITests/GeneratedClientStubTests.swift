@@ -136,6 +136,14 @@ struct ResponseCapture: ClientMiddleware {
         #expect(error?.description.contains("X-Bad") == true)
     }
 
+    @Test func spacesAroundAResponseValueAreNotPartOfIt() async throws {
+        let stub = StubTransport()
+        stub.on(respond: .status(200, headers: ["X-Padded": " \tvalue \t"]))
+        let transport = SessionClientTransport(Session(transport: stub))
+        let (response, _) = try await transport.send(HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/a"), body: nil, baseURL: base, operationID: "a")
+        #expect(response.headerFields[HTTPField.Name("X-Padded")!] == "value")
+    }
+
     @Test func theTransportsOptionsAndInterceptorsApplyToItsOperationsOnly() async throws {
         let stub = StubTransport()
         stub.on(respond: .text("ok"))

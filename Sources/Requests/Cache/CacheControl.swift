@@ -8,8 +8,9 @@ import Foundation
 /// Every `Cache-Control` field line of the message counts, in order; names are read without
 /// regard to case; an argument may be a token or a quoted string. What the RFC asks of a cache
 /// that meets something it cannot read is done here:
-/// - a `max-age` (or `s-maxage`) that is not delta-seconds, or that appears twice with different
-///   values, makes the response stale (§4.2.1), so it is revalidated before reuse;
+/// - a `max-age` that is not delta-seconds, or that appears twice with different values, makes
+///   the response stale (§4.2.1), so it is revalidated before reuse (`s-maxage` is for shared
+///   caches, and this one is private);
 /// - delta-seconds beyond 2³¹ are read as 2³¹ (§1.2.2);
 /// - an unknown directive is ignored (§5.2.3).
 package struct CacheControl: Sendable, Equatable {
@@ -50,15 +51,15 @@ package struct CacheControl: Sendable, Equatable {
     ///
     /// - Parameter headers: A request's or a response's fields.
     package init(_ headers: HTTPHeaders) {
-        var seenMaxAge: Int??
+        var contradicted = false
         for header in headers where HTTPHeaders.namesMatch(header.name, "Cache-Control") {
             for (name, argument) in Self.directives(header.value) {
                 switch name {
                 case "max-age":
                     let value = Self.seconds(argument) ?? 0
-                    // Two different max-age values: the response is stale (§4.2.1).
-                    if let earlier = seenMaxAge, earlier != value { maxAge = 0 } else { maxAge = value }
-                    seenMaxAge = .some(value)
+                    // Two different max-age values: the response is stale (§4.2.1), however many follow.
+                    if let earlier = maxAge, earlier != value { contradicted = true }
+                    maxAge = contradicted ? 0 : value
                 case "no-cache": noCache = true
                 case "no-store": noStore = true
                 case "private": if argument == nil { isPrivate = true }

@@ -78,7 +78,9 @@ package enum HTTPDate {
     /// - Parameter date: The date.
     /// - Returns: The text.
     package static func format(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        // Years 1 to 9999 hold every date a message carries; beyond, the nearest end.
+        let interval = date.timeIntervalSince1970
+        let seconds = interval.isNaN ? 0 : Int64(min(253_402_300_799, max(-62_135_596_800, interval)).rounded(.down))
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 {
@@ -95,8 +97,10 @@ package enum HTTPDate {
     /// A two-digit year of RFC 850 read against the present.
     private static func twoDigitYear(_ two: Int, now: Date) -> Int {
         let current = Int(civil(fromDays: Int64((now.timeIntervalSince1970 / 86_400).rounded(.down))).year)
+        // The year with these last two digits in current-49 ... current+50.
         var year = current - current % 100 + two
         if year > current + 50 { year -= 100 }
+        if year <= current - 50 { year += 100 }
         return year
     }
 

@@ -32,6 +32,10 @@ import Testing
         #expect(CacheControl(["Cache-Control": value]).maxAge == 0)
     }
 
+    @Test func aContradictionStaysWhateverFollows() {
+        #expect(CacheControl(["Cache-Control": "max-age=5, max-age=10, max-age=10"]).maxAge == 0)
+    }
+
     @Test func theSameMaxAgeTwiceIsNoContradiction() {
         var headers = HTTPHeaders()
         headers.append(name: "Cache-Control", value: "max-age=60")

@@ -37,6 +37,17 @@ import Testing
         let now = HTTPDate.parse("Thu, 26 Nov 2026 00:00:00 GMT")!
         #expect(HTTPDate.parse("Monday, 01-Jan-76 00:00:00 GMT", now: now) == HTTPDate.parse("Thu, 01 Jan 2076 00:00:00 GMT"))
         #expect(HTTPDate.parse("Monday, 01-Jan-77 00:00:00 GMT", now: now) == HTTPDate.parse("Sat, 01 Jan 1977 00:00:00 GMT"))
+        // Read in 2060, "01" is 2101 (41 years ahead), not 2001 (59 years back).
+        let later = HTTPDate.parse("Thu, 01 Jan 2060 00:00:00 GMT")!
+        #expect(HTTPDate.parse("Saturday, 01-Jan-01 00:00:00 GMT", now: later) == HTTPDate.parse("Sat, 01 Jan 2101 00:00:00 GMT"))
+        #expect(HTTPDate.parse("Saturday, 01-Jan-11 00:00:00 GMT", now: later) == HTTPDate.parse("Sat, 01 Jan 2011 00:00:00 GMT"))
+    }
+
+    @Test func aDateBeyondWhatAMessageCarriesIsWrittenAtTheNearestEnd() {
+        #expect(HTTPDate.format(.distantFuture) == "Mon, 01 Jan 4001 00:00:00 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 1e15)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: .infinity)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: -.infinity)) == "Mon, 01 Jan 0001 00:00:00 GMT")
     }
 
     @Test(arguments: [
