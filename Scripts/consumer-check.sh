@@ -25,8 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# write_consumer DIR TRAITS PRODUCT [PACKAGES PRODUCTS]: a package whose executable depends on
+# PRODUCT of this repository (with TRAITS, such as `, traits: ["OpenAPI"]`), and on the further
+# packages and products given, each list starting with ", ".
 write_consumer() {
-  local dir=$1 traits=$2 product=$3
+  local dir=$1 traits=$2 product=$3 packages=${4:-} products=${5:-}
   mkdir -p "$dir/Sources/Consumer"
   cat >"$dir/Package.swift" <<EOF
 // swift-tools-version: 6.1
@@ -35,8 +38,8 @@ import PackageDescription
 let package = Package(
     name: "Consumer",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(path: "$repo"$traits)],
-    targets: [.executableTarget(name: "Consumer", dependencies: [.product(name: "$product", package: "$name")])]
+    dependencies: [.package(path: "$repo"$traits)$packages],
+    targets: [.executableTarget(name: "Consumer", dependencies: [.product(name: "$product", package: "$name")$products])]
 )
 EOF
 }
@@ -70,28 +73,9 @@ EOF
 [ -n "$(ls -A "$work/ahc/.build/checkouts" 2>/dev/null)" ] || { echo "consumer-check: the trait resolved nothing" >&2; exit 1; }
 
 # 3. With the OpenAPI trait alone: the runtime and the HTTP types, nothing of SwiftNIO.
-mkdir -p "$work/openapi/Sources/Consumer"
-cat >"$work/openapi/Package.swift" <<EOF
-// swift-tools-version: 6.1
-import PackageDescription
-
-let package = Package(
-    name: "Consumer",
-    platforms: [.macOS(.v13)],
-    dependencies: [
-        .package(path: "$repo", traits: ["OpenAPI"]),
-        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
-    ],
-    targets: [
-        .executableTarget(name: "Consumer", dependencies: [
-            .product(name: "RequestsOpenAPI", package: "$name"),
-            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ])
-    ]
-)
-EOF
+write_consumer "$work/openapi" ', traits: ["OpenAPI"]' "RequestsOpenAPI" \
+  ', .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"), .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0")' \
+  ', .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), .product(name: "HTTPTypes", package: "swift-http-types")'
 cat >"$work/openapi/Sources/Consumer/main.swift" <<'EOF'
 import Foundation
 import HTTPTypes

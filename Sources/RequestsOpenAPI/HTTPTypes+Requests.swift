@@ -57,28 +57,9 @@ extension RequestBody {
         }
         switch body.iterationBehavior {
         case .multiple:
-            self = .stream(length: length) { DataChunks(body: body) }
+            self = .stream(length: length) { body.map { Data($0) } }
         case .single:
-            self = .stream(DataChunks(body: body), length: length)
-        }
-    }
-}
-
-/// A generated client's body as the `Data` chunks a ``/Requests/RequestBody`` reads.
-struct DataChunks: AsyncSequence, Sendable {
-    typealias Element = Data
-    let body: OpenAPIRuntime.HTTPBody
-
-    func makeAsyncIterator() -> Iterator {
-        Iterator(base: body.makeAsyncIterator())
-    }
-
-    struct Iterator: AsyncIteratorProtocol {
-        var base: OpenAPIRuntime.HTTPBody.Iterator
-
-        mutating func next() async throws -> Data? {
-            guard let chunk = try await base.next() else { return nil }
-            return Data(chunk)
+            self = .stream(body.map { Data($0) }, length: length)
         }
     }
 }
@@ -108,22 +89,13 @@ extension HTTPResponse {
             }
             // Whitespace around a value is not part of it (RFC 9110 §5.5); what is left must be
             // a valid value as it is, or HTTPField would change it.
-            let value = Self.trimmed(header.value)
+            let value = header.value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
             guard HTTPField.isValidValue(value) else {
                 throw refuse("the value of the response field \(header.name) holds a control character or DEL")
             }
             fields.append(HTTPField(name: name, value: value))
         }
         self.init(status: Status(code: status, reasonPhrase: stream.head.head.reasonPhrase), headerFields: fields)
-    }
-
-    /// A field value without the spaces and tabs around it.
-    private static func trimmed(_ value: String) -> String {
-        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        let bytes = value.utf8
-        guard let first = bytes.first, let last = bytes.last, blank(first) || blank(last) else { return value }
-        guard let start = bytes.firstIndex(where: { !blank($0) }), let end = bytes.lastIndex(where: { !blank($0) }) else { return "" }
-        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }
 
@@ -137,26 +109,8 @@ extension OpenAPIRuntime.HTTPBody {
         if let expected = stream.expectedLength, !encoded, status.code != 204, status.code != 304 {
             length = .known(expected)
         }
-        self.init(ByteChunks(body: stream.body), length: length, iterationBehavior: .single)
+        self.init(stream.body.map { ByteChunk($0) }, length: length, iterationBehavior: .single)
     }
 }
 
-/// A response body's `Data` chunks as the byte chunks an `HTTPBody` holds.
-struct ByteChunks: AsyncSequence, Sendable {
-    typealias Element = OpenAPIRuntime.HTTPBody.ByteChunk
-    let body: ResponseBody
-
-    func makeAsyncIterator() -> Iterator {
-        Iterator(base: body.makeAsyncIterator())
-    }
-
-    struct Iterator: AsyncIteratorProtocol {
-        var base: ResponseBody.Iterator
-
-        mutating func next() async throws -> OpenAPIRuntime.HTTPBody.ByteChunk? {
-            guard let chunk = try await base.next() else { return nil }
-            return OpenAPIRuntime.HTTPBody.ByteChunk(chunk)
-        }
-    }
-}
 #endif

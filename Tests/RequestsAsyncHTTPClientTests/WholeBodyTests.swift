@@ -12,11 +12,6 @@ import FoundationNetworking
 /// `TransportRequest.readsBodyWhole`: a small body of announced length comes back in memory, in
 /// one piece; a larger one, or one the caller streams, comes as it arrives.
 @Suite struct WholeBodyTests {
-    /// The bytes `/blob/<n>` sends: byte i is i % 256.
-    private func pattern(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0) })
-    }
-
     private func chunks(of body: ResponseBody) async throws -> [Data] {
         var chunks: [Data] = []
         for try await chunk in body { chunks.append(chunk) }
@@ -30,7 +25,7 @@ import FoundationNetworking
             #expect(head.statusCode == 200)
             let pieces = try await chunks(of: body)
             #expect(pieces.count == 1)
-            #expect(pieces.first == pattern(40000))
+            #expect(pieces.first == LoopbackServer.pattern(40000))
         }
     }
 
@@ -41,7 +36,7 @@ import FoundationNetworking
             let pieces = try await chunks(of: body)
             // What was read before the head went over 64 KiB, so at least one more piece follows.
             #expect(pieces.count > 1)
-            #expect(pieces.reduce(Data(), +) == pattern(300000))
+            #expect(pieces.reduce(Data(), +) == LoopbackServer.pattern(300000))
         }
     }
 
@@ -50,9 +45,9 @@ import FoundationNetworking
             let session = Session(transport: transport, cookies: .none)
             let url = try server().url("/blob/20000")
             let whole = try await session.request(url).validate()
-            #expect(whole.data == pattern(20000))
+            #expect(whole.data == LoopbackServer.pattern(20000))
             let stream = try await session.stream(url).validate()
-            #expect(try await stream.body.collect() == pattern(20000))
+            #expect(try await stream.body.collect() == LoopbackServer.pattern(20000))
         }
     }
 

@@ -1,6 +1,7 @@
 #if OpenAPI
 import Foundation
 import HTTPTypes
+import LoopbackFixture
 import OpenAPIRuntime
 import Requests
 import RequestsOpenAPI
@@ -29,15 +30,13 @@ struct CapturingMiddleware: ClientMiddleware {
     @Test(arguments: Engine.all)
     func pathQueryAndHeaderArriveAsTheClientEncodedThem(engine: Engine) async throws {
         let capture = CapturingMiddleware()
-        let session = Session(transport: engine.makeTransport())
-        defer { Task { try? await session.shutdown() } }
-        let client = Client(serverURL: try server().baseURL, transport: SessionClientTransport(session), middlewares: [capture])
-        let output = try await client.getItem(
-            path: .init(itemID: "item 7/é"),
-            query: .init(tag: ["a b", "c&d=e", "ü+"], limit: 3),
-            headers: .init(xTrace: "trace-1")
-        )
-        let echo = try output.ok.body.json
+        let echo = try await withClient(engine, middlewares: [capture]) { client, _ in
+            try await client.getItem(
+                path: .init(itemID: "item 7/é"),
+                query: .init(tag: ["a b", "c&d=e", "ü+"], limit: 3),
+                headers: .init(xTrace: "trace-1")
+            ).ok.body.json
+        }
         let sent = try #require(capture.seen.withLock { $0.first?.path })
         #expect(echo.method == "GET")
         // The server reads the raw target: byte for byte what the client encoded.
@@ -66,10 +65,9 @@ struct CapturingMiddleware: ClientMiddleware {
         var capture = CapturingMiddleware()
         let repeated = HTTPField.Name("X-Repeat")!
         capture.appending = [HTTPField(name: repeated, value: "1"), HTTPField(name: .init("X-Middle")!, value: "m"), HTTPField(name: repeated, value: "2")]
-        let session = Session(transport: engine.makeTransport())
-        defer { Task { try? await session.shutdown() } }
-        let client = Client(serverURL: try server().baseURL, transport: SessionClientTransport(session), middlewares: [capture])
-        let echo = try await client.getItem(path: .init(itemID: "order")).ok.body.json
+        let echo = try await withClient(engine, middlewares: [capture]) { client, _ in
+            try await client.getItem(path: .init(itemID: "order")).ok.body.json
+        }
         let values = echoedValues(echo, "X-Repeat")
         switch engine {
         case .asyncHTTPClient:
@@ -88,7 +86,7 @@ struct CapturingMiddleware: ClientMiddleware {
     @Test(arguments: Engine.all)
     func aKnownLengthBodyStreamsWithContentLength(engine: Engine) async throws {
         let size = 3 << 20
-        let bytes = pattern(size)
+        let bytes = Array(LoopbackServer.pattern(size))
         let (chunks, continuation) = AsyncThrowingStream<OpenAPIRuntime.HTTPBody.ByteChunk, any Error>.makeStream()
         let producer = Task {
             var offset = 0
@@ -112,7 +110,7 @@ struct CapturingMiddleware: ClientMiddleware {
 
     @Test(arguments: Engine.all)
     func aBodyOfUnknownLengthArrivesWhole(engine: Engine) async throws {
-        let bytes = pattern(300_000, from: 7)
+        let bytes = Array(LoopbackServer.pattern(300_000, from: 7))
         try await withClient(engine) { client, _ in
             let stream = AsyncStream<ArraySlice<UInt8>> { continuation in
                 for start in stride(from: 0, to: bytes.count, by: 10_000) {
@@ -145,9 +143,9 @@ struct CapturingMiddleware: ClientMiddleware {
             #expect(!atFirst.finished, "the server had finished before the first chunk was read: \(atFirst)")
             var count = first.count
             var largest = first.count
-            var intact = isPattern(first)
+            var intact = LoopbackServer.isPattern(first)
             while let chunk = try await iterator.next() {
-                intact = intact && isPattern(chunk, from: count)
+                intact = intact && LoopbackServer.isPattern(chunk, from: count)
                 count += chunk.count
                 largest = max(largest, chunk.count)
             }
@@ -188,12 +186,11 @@ struct CapturingMiddleware: ClientMiddleware {
 
     @Test(arguments: Engine.all)
     func aFailedTransferIsARequestErrorInsideClientError(engine: Engine) async throws {
-        let session = Session(transport: engine.makeTransport())
-        defer { Task { try? await session.shutdown() } }
         // Port 9 (discard) is closed on loopback here: the connection is refused.
-        let client = Client(serverURL: URL(string: "http://127.0.0.1:9")!, transport: SessionClientTransport(session))
-        let error = await #expect(throws: ClientError.self) {
-            try await client.getItem(path: .init(itemID: "1"))
+        let error = try await withClient(engine, serverURL: URL(string: "http://127.0.0.1:9")) { client, _ in
+            await #expect(throws: ClientError.self) {
+                try await client.getItem(path: .init(itemID: "1"))
+            }
         }
         #expect(error?.operationID == "getItem")
         let thrown = try #require(error)

@@ -1,6 +1,7 @@
 #if OpenAPI
 import Foundation
 import HTTPTypes
+import LoopbackFixture
 import OpenAPIRuntime
 import Requests
 import RequestsOpenAPI
@@ -63,7 +64,7 @@ final class OperationMonitor: EventMonitor {
     @Test(arguments: Engine.all)
     func aBodyTheClientCanReadAgainIsSentAgainOnRetry(engine: Engine) async throws {
         let key = uniqueKey("again")
-        let bytes = pattern(100_000, from: 3)
+        let bytes = Array(LoopbackServer.pattern(100_000, from: 3))
         let retry = RetryPolicy(baseDelay: .milliseconds(10), methods: [.post])
         try await withClient(engine, interceptors: [retry]) { client, _ in
             // Bytes in memory: the client can iterate them several times (`.multiple`).
@@ -81,7 +82,7 @@ final class OperationMonitor: EventMonitor {
         let retry = RetryPolicy(baseDelay: .milliseconds(10), methods: [.post])
         try await withClient(engine, interceptors: [retry]) { client, _ in
             let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
-                continuation.yield(ArraySlice(pattern(5000)))
+                continuation.yield(ArraySlice(LoopbackServer.pattern(5000)))
                 continuation.finish()
             }
             let body = OpenAPIRuntime.HTTPBody(chunks, length: .known(5000), iterationBehavior: .single)

@@ -66,20 +66,24 @@ enum Engine: String, CustomStringConvertible, Sendable {
 ///
 /// - Parameters:
 ///   - engine: The engine under the session.
+///   - serverURL: The client's server; the loopback server by default.
 ///   - wrap: Wraps the engine's transport (in a `RecordingTransport`, say).
 ///   - interceptors: The session's interceptors.
 ///   - monitors: The session's monitors.
+///   - middlewares: The generated client's middlewares.
 ///   - body: The test, given the client and the session.
 /// - Returns: What `body` returned.
 func withClient<T>(
     _ engine: Engine,
+    serverURL: URL? = nil,
     wrap: (any Transport) -> any Transport = { $0 },
     interceptors: [any Interceptor] = [],
     monitors: [any EventMonitor] = [],
+    middlewares: [any ClientMiddleware] = [],
     _ body: (Client, Session) async throws -> T
 ) async throws -> T {
     let session = Session(transport: wrap(engine.makeTransport()), interceptors: interceptors, monitors: monitors)
-    let client = Client(serverURL: try server().baseURL, transport: SessionClientTransport(session))
+    let client = Client(serverURL: try serverURL ?? server().baseURL, transport: SessionClientTransport(session), middlewares: middlewares)
     do {
         let result = try await body(client, session)
         try await session.shutdown()
@@ -112,18 +116,4 @@ func echoedValues(_ echo: Components.Schemas.Echo, _ name: String) -> [String] {
     }
 }
 
-/// Whether `data` is the pattern the server sends: byte i is `(offset + i) % 256`.
-func isPattern(_ data: some Collection<UInt8>, from offset: Int = 0) -> Bool {
-    var index = offset
-    for byte in data {
-        if byte != UInt8(truncatingIfNeeded: index) { return false }
-        index += 1
-    }
-    return true
-}
-
-/// Bytes of the server's pattern.
-func pattern(_ count: Int, from offset: Int = 0) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: offset + $0) }
-}
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -37,7 +38,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         #expect(response.data.isEmpty)
         let data = try Data(contentsOf: file)
         #expect(data.count == 3_000_000)
-        #expect(isPattern(data))
+        #expect(LoopbackServer.isPattern(data))
         #expect(seen.last == DownloadProgress(bytesReceived: 3_000_000, totalBytes: 3_000_000))
         #expect(seen.map(\.bytesReceived) == seen.map(\.bytesReceived).sorted())
         #expect(seen.count > 2)
@@ -56,7 +57,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let part = directory.appendingPathComponent("resumed.bin.part")
         let kept = try Data(contentsOf: part)
         #expect(kept.count > 0 && kept.count <= 700_000)
-        #expect(isPattern(kept))
+        #expect(LoopbackServer.isPattern(kept))
         #expect(!FileManager.default.fileExists(atPath: file.path))
 
         let resumed = session.download(try server().url("/range/\(total)?key=\(key)"), to: file, resumable: true)
@@ -67,7 +68,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         #expect(first?.bytesReceived == Int64(kept.count))
         let data = try Data(contentsOf: file)
         #expect(data.count == total)
-        #expect(isPattern(data))
+        #expect(LoopbackServer.isPattern(data))
         #expect(try contents(of: directory) == ["resumed.bin"])  // the part and its validator are gone
         let log = try await fetchJSON(RangeLog.self, "/range-log/\(key)")
         #expect(log.ranges == [nil, "bytes=\(kept.count)-"])
@@ -85,7 +86,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let response = try await session.download(try server().url("/range/400000?etag=v2&key=\(key)"), to: file, resumable: true).response()
         #expect(response.statusCode == 200)
         let data = try Data(contentsOf: file)
-        #expect(data.count == 400_000 && isPattern(data))
+        #expect(data.count == 400_000 && LoopbackServer.isPattern(data))
         #expect(try contents(of: directory) == ["changed.bin"])
     }
 
@@ -98,7 +99,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let response = try await download.response().validate()
         #expect(response.statusCode == 200)
         let data = try Data(contentsOf: file)
-        #expect(data.count == 20000 && isPattern(data))
+        #expect(data.count == 20000 && LoopbackServer.isPattern(data))
         #expect(try contents(of: directory) == ["over.bin"])
     }
 
@@ -110,7 +111,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let response = try await session.download(try server().url("/range/20000"), to: file, resumable: true).response().validate()
         #expect(response.statusCode == 200)
         let data = try Data(contentsOf: file)
-        #expect(data.count == 20000 && isPattern(data))
+        #expect(data.count == 20000 && LoopbackServer.isPattern(data))
     }
 
     @Test func aFailedDownloadLeavesNothingBehindUnlessResumable() async throws {

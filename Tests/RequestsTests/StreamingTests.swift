@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -31,16 +32,6 @@ func waitForDrip(_ key: String, seconds: Double = 5, until condition: (DripStats
     return stats
 }
 
-/// Whether `data` is the pattern the server sends: byte i is `(offset + i) % 256`.
-func isPattern(_ data: Data, from offset: Int = 0) -> Bool {
-    var index = offset
-    for byte in data {
-        if byte != UInt8(truncatingIfNeeded: index) { return false }
-        index += 1
-    }
-    return true
-}
-
 private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
 
 /// `Session.stream` against the loopback server.
@@ -55,13 +46,13 @@ private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix
             let stream = try await session.stream(try server().url("/drip/\(key)?bytes=51200&chunk=1024&interval_ms=200")).validate()
             var chunks = stream.body.makeAsyncIterator()
             let first = try #require(try await chunks.next())
-            #expect(!first.isEmpty && isPattern(first))
+            #expect(!first.isEmpty && LoopbackServer.isPattern(first))
             let stats = try await fetchJSON(DripStats.self, "/drip-stats/\(key)")
             guard stats.started, !stats.finished, stats.sent < 51200 else {
                 throw ContractViolation("the server had finished before the first chunk was read: \(stats)")
             }
             let second = try #require(try await chunks.next())
-            #expect(isPattern(second, from: first.count))
+            #expect(LoopbackServer.isPattern(second, from: first.count))
         }
     }
 
@@ -137,9 +128,9 @@ private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix
         #expect(held.sent < 12 << 20, "the server sent \(held.sent) bytes to a reader that took one chunk")
         #endif
         var count = first.count
-        var intact = isPattern(first)
+        var intact = LoopbackServer.isPattern(first)
         while let chunk = try await chunks.next() {
-            intact = intact && isPattern(chunk, from: count)
+            intact = intact && LoopbackServer.isPattern(chunk, from: count)
             count += chunk.count
         }
         #expect(count == total)
@@ -151,7 +142,7 @@ private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix
         let stream = try await small.stream(try server().url("/range/3000000"))
         try await Task.sleep(for: .milliseconds(300))  // the whole body arrives meanwhile
         let data = try await stream.body.collect()
-        #expect(data.count == 3_000_000 && isPattern(data))
+        #expect(data.count == 3_000_000 && LoopbackServer.isPattern(data))
     }
 
     @Test func droppingAnUnreadStreamCancelsTheTransfer() async throws {

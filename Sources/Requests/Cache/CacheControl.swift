@@ -64,7 +64,7 @@ package struct CacheControl: Sendable, Equatable {
                 case "no-store": noStore = true
                 case "private": if argument == nil { isPrivate = true }
                 case "public": isPublic = true
-                case "must-revalidate", "proxy-revalidate": mustRevalidate = mustRevalidate || name == "must-revalidate"
+                case "must-revalidate": mustRevalidate = true
                 case "immutable": immutable = true
                 case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(argument)
                 case "stale-if-error": staleIfError = Self.seconds(argument)

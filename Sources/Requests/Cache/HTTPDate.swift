@@ -16,9 +16,10 @@ import Foundation
 /// caches and `Retry-After` treat as the RFC says) and lenient about letter case. The day name is
 /// not checked against the date, as RFC 9110 lets a recipient ignore it.
 package enum HTTPDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// The month names lowercased, as the reader compares them.
+    private static let months = monthNames.map { $0.lowercased() }
 
     /// The date an HTTP date names, or `nil` when the text is none of the three forms.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -56,7 +57,7 @@ final class InMemoryServer: Transport {
             }
             return (head(200, headers), ResponseBody(Data("{}".utf8)))
         case ("bytes", 2):
-            return (head(200, ["Content-Type": "application/octet-stream"]), ResponseBody(Self.pattern(Int(parts[1]) ?? 0)))
+            return (head(200, ["Content-Type": "application/octet-stream"]), ResponseBody(LoopbackServer.pattern(Int(parts[1]) ?? 0)))
         case ("range", 2):
             return (head(200, ["Content-Type": "application/octet-stream"]), ResponseBody(Self.cut(Int(parts[1]) ?? 0, after: Int(query["cut"] ?? ""))))
         case ("drip", 2):
@@ -104,19 +105,15 @@ final class InMemoryServer: Transport {
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     }
 
-    static func pattern(_ count: Int, from offset: Int = 0) -> Data {
-        Data((offset..<offset + max(0, count)).map { UInt8($0 % 256) })
-    }
-
     /// A body that breaks off after `cut` bytes, as a connection lost mid-body.
     private static func cut(_ count: Int, after cut: Int?) -> AsyncThrowingStream<Data, any Error> {
         AsyncThrowingStream { continuation in
             guard let cut, cut < count else {
-                continuation.yield(pattern(count))
+                continuation.yield(LoopbackServer.pattern(count))
                 continuation.finish()
                 return
             }
-            continuation.yield(pattern(cut))
+            continuation.yield(LoopbackServer.pattern(cut))
             continuation.finish(throwing: TransportError(.connectionLost, detail: "the connection closed mid-body (in memory)"))
         }
     }
@@ -175,7 +172,7 @@ private final class DripSource: ResponseBodySource {
         }
         guard let now else { throw CancellationError() }
         report(now, false, false)
-        return InMemoryServer.pattern(count, from: sent)
+        return LoopbackServer.pattern(count, from: sent)
     }
 
     func cancel() {
