@@ -7,11 +7,13 @@ import FoundationNetworking
 
 /// Watches every call of a ``Session``: each trip to the transport, its outcome, and each retry.
 ///
-/// Pass monitors to ``Session/init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:options:)``.
+/// Pass monitors to ``Session/init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:cache:options:)``.
 /// For one call they see, in order: for each attempt, ``requestWillSend(_:attempt:)`` with the
 /// request exactly as the transport gets it (after every interceptor), then either
 /// ``requestDidReceive(_:attempt:)`` or ``requestDidFail(_:error:attempt:)``; between attempts,
-/// ``requestWillRetry(_:attempt:delay:reason:)``. A call that fails outside the transport (a
+/// ``requestWillRetry(_:attempt:delay:reason:)``. When the session's ``HTTPCache`` answers, with
+/// a stored response or one a 304 confirmed, ``requestWasAnsweredFromCache(_:attempt:)`` follows
+/// (after the 304's trip, if any). A call that fails outside the transport (a
 /// timeout, an interceptor's error) ends with one ``requestDidFail(_:error:attempt:)``.
 ///
 /// Methods are called on the request's task and should return quickly; every method has an
@@ -47,6 +49,14 @@ public protocol EventMonitor: Sendable {
     ///   - delay: How long the stage waits first.
     ///   - reason: Why the trip failed, e.g. `status 503` or `connection lost`.
     func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String)
+
+    /// The session's ``HTTPCache`` answered with a stored response: fresh, accepted stale, or
+    /// confirmed by a 304 (``Response/cacheStatus`` says which).
+    ///
+    /// - Parameters:
+    ///   - response: The response the cache made, with its current `Age`.
+    ///   - attempt: The call's trips so far (number 0 when nothing went to the network).
+    func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt)
 }
 
 extension EventMonitor {
@@ -80,6 +90,13 @@ extension EventMonitor {
     ///   - delay: Unused.
     ///   - reason: Unused.
     public func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {}
+
+    /// Does nothing.
+    ///
+    /// - Parameters:
+    ///   - response: Unused.
+    ///   - attempt: Unused.
+    public func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {}
 }
 
 // MARK: - MonitorGroup
@@ -102,5 +119,9 @@ struct MonitorGroup: EventMonitor {
 
     func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         for monitor in monitors { monitor.requestWillRetry(request, attempt: attempt, delay: delay, reason: reason) }
+    }
+
+    func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
+        for monitor in monitors { monitor.requestWasAnsweredFromCache(response, attempt: attempt) }
     }
 }

@@ -205,6 +205,23 @@ final class InterceptorChain: Sendable {
         monitors.requestDidFail(Self.named(url, method, options), error: error, attempt: attempt)
     }
 
+    /// Tells the monitors that the cache answered this call.
+    func reportCacheAnswer(_ response: Response) {
+        guard let monitors, isLive else { return }
+        let number = context.attempts.withLock { $0.count }
+        monitors.requestWasAnsweredFromCache(response, attempt: RequestAttempt(callID: context.id, number: number, start: response.start, duration: response.duration))
+    }
+
+    /// A chain of no stages over the same transport and monitors, for a request sent on behalf of
+    /// this call but outside it (a background revalidation): a call of its own, collecting its body.
+    func detached() -> InterceptorChain {
+        InterceptorChain(
+            stages: [], transport: transport,
+            context: RequestContext(deadline: nil, serverOrigins: context.serverOrigins, monitors: monitors),
+            monitors: monitors, timeout: nil, idleTimeout: idleTimeout, idle: nil, mode: .collect, isShutDown: isShutDown
+        )
+    }
+
     private var isLive: Bool {
         !context.attempts.withLock { $0.finished }
     }
@@ -336,6 +353,10 @@ struct CallMonitor: EventMonitor {
     func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         attempts.withLock { $0.failureReported = false }
         monitors.requestWillRetry(request, attempt: attempt, delay: delay, reason: reason)
+    }
+
+    func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
+        monitors.requestWasAnsweredFromCache(response, attempt: attempt)
     }
 }
 

@@ -18,6 +18,7 @@ import FoundationNetworking
 /// < 201 POST https://api.example.com/items: 18 bytes in 42.1 ms
 /// ~ GET https://api.example.com/items: retry in 250.0 ms after status 503 (attempt 1)
 /// ! GET https://api.example.com/items failed after 3.02 s (attempt 3): Transport failed …
+/// = 200 GET https://api.example.com/items: 512 bytes from the cache (hit, age 42 s)
 /// ```
 ///
 /// The values of `Authorization`, `Proxy-Authorization` and `Cookie` are redacted unless
@@ -90,6 +91,17 @@ public struct LoggingMonitor: EventMonitor {
     ///   - reason: Why the trip failed.
     public func requestWillRetry(_ request: OutgoingRequest, attempt: RequestAttempt, delay: Duration, reason: String) {
         write("~ \(Self.name(request)): retry in \(Self.format(delay)) after \(reason) (attempt \(attempt.number))")
+    }
+
+    /// Writes where the cached answer came from, its size and age.
+    ///
+    /// - Parameters:
+    ///   - response: The response the cache made.
+    ///   - attempt: Unused.
+    public func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
+        let status = response.cacheStatus.map(\.description) ?? "hit"
+        let age = response.headers.value(for: "Age").map { ", age \($0) s" } ?? ""
+        write("= \(response.statusCode) \(Self.name(response.outgoingRequest)): \(response.data.count) bytes from the cache (\(status)\(age))")
     }
 
     private static func name(_ request: OutgoingRequest) -> String {

@@ -44,6 +44,12 @@ public struct Response: Sendable {
         set { setCookies = CookieList(cookies: newValue) }
     }
     private var setCookies = CookieList(cookies: [])
+    /// Where the response came from when the session has an ``HTTPCache``: a stored response
+    /// (``CacheStatus/hit``, ``CacheStatus/staleHit``), one a 304 confirmed
+    /// (``CacheStatus/revalidated``), or the network (``CacheStatus/miss``); `nil` when no cache
+    /// was asked (no cache, the policy ``CachePolicy/disabled``, a method other than `GET` and
+    /// `HEAD`, or the caller's own conditional request).
+    public internal(set) var cacheStatus: CacheStatus?
     /// Where a download put the body; `nil` for other responses, and for a download whose status
     /// was not 2xx (its body is in ``data`` then).
     public internal(set) var fileURL: URL?

@@ -31,7 +31,7 @@ extension Session {
         )
         let stages: [any Interceptor]
         if let redirectPolicy {
-            stages = interceptors + perCall + Self.innerStages(redirectPolicy, cookies)
+            stages = interceptors + perCall + Self.innerStages(redirectPolicy, cookies, cache)
         } else {
             stages = perCall.isEmpty ? defaultStages : interceptors + perCall + innerStages
         }
@@ -82,7 +82,7 @@ extension Session {
                 // any, is cancelled.
                 let newest = chain.latest.take()
                 if let own = response.body {
-                    if let newest, newest.owner !== own.owner { newest.cancel() }
+                    if let newest, !own.owner.holds(newest.owner) { newest.cancel() }
                 } else {
                     newest?.cancel()
                     response.body = ResponseBody(response.data)

@@ -45,7 +45,9 @@ public final class Session: Sendable {
     /// Settings every call of this session starts with (``RequestOptions``); a call's options
     /// replace them key by key.
     public let options: RequestOptions
-    /// The stages after the per-call interceptors: redirects, then cookies.
+    /// The HTTP cache the session's `GET` and `HEAD` requests use, or `nil` for none.
+    public let cache: HTTPCache?
+    /// The stages after the per-call interceptors: redirects, then cookies, then the cache.
     let innerStages: [any Interceptor]
     /// ``interceptors`` and ``innerStages``: the stages of a call without per-call ones.
     let defaultStages: [any Interceptor]
@@ -69,9 +71,11 @@ public final class Session: Sendable {
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
     ///   - cookies: Where cookies are kept; in memory, for this session alone, by default (as for
-    ///     ``init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:options:)``);
+    ///     ``init(transport:headers:timeout:idleTimeout:modifiers:interceptors:monitors:redirectPolicy:cookies:cache:options:)``);
     ///     ``Cookies/fromConfiguration`` uses `configuration`'s storage. The session sends and
     ///     stores them itself; `URLSession` is told not to.
+    ///   - cache: The ``HTTPCache`` for `GET` and `HEAD` requests, or `nil` (the default) for
+    ///     none. `URLSession`'s own cache is turned off either way: the session caches, or nothing does.
     ///   - options: Settings every call starts with (``RequestOptions``); none set by default.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
@@ -82,6 +86,7 @@ public final class Session: Sendable {
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
         cookies: Cookies = .inMemory(),
+        cache: HTTPCache? = nil,
         options: RequestOptions = RequestOptions()
     ) {
         let cookies = cookies.resolved(with: configuration)
@@ -93,7 +98,7 @@ public final class Session: Sendable {
             transport: URLSessionTransport(configuration: configuration),
             headers: headers, timeout: timeout, idleTimeout: idle > 0 && idle.isFinite ? .seconds(idle) : nil,
             modifiers: modifiers, interceptors: interceptors, monitors: monitors,
-            redirectPolicy: redirectPolicy, cookies: cookies, options: options
+            redirectPolicy: redirectPolicy, cookies: cookies, cache: cache, options: options
         )
     }
 
@@ -110,6 +115,7 @@ public final class Session: Sendable {
     ///   - monitors: Monitors told about every call.
     ///   - redirectPolicy: Whether and how redirects are followed; up to 10 by default.
     ///   - cookies: Where cookies are kept; in memory, for this session alone, by default.
+    ///   - cache: The ``HTTPCache`` for `GET` and `HEAD` requests, or `nil` (the default) for none.
     ///   - options: Settings every call starts with (``RequestOptions``); none set by default.
     public init(
         transport: any Transport,
@@ -121,6 +127,7 @@ public final class Session: Sendable {
         monitors: [any EventMonitor] = [],
         redirectPolicy: RedirectPolicy = .default,
         cookies: Cookies = .inMemory(),
+        cache: HTTPCache? = nil,
         options: RequestOptions = RequestOptions()
     ) {
         self.options = options
@@ -133,7 +140,8 @@ public final class Session: Sendable {
         self.monitors = monitors
         self.redirectPolicy = redirectPolicy
         self.cookies = cookies.resolved(with: nil)
-        self.innerStages = Self.innerStages(redirectPolicy, self.cookies)
+        self.cache = cache
+        self.innerStages = Self.innerStages(redirectPolicy, self.cookies, cache)
         self.defaultStages = interceptors + innerStages
         let stages: [any Interceptor] = modifiers + interceptors
         self.serverOrigins = stages.compactMap { ($0 as? any RequestModifier)?.serverOrigin }
@@ -353,13 +361,16 @@ public final class Session: Sendable {
         }
     }
 
-    static func innerStages(_ policy: RedirectPolicy, _ cookies: Cookies) -> [any Interceptor] {
+    static func innerStages(_ policy: RedirectPolicy, _ cookies: Cookies, _ cache: HTTPCache?) -> [any Interceptor] {
         var stages: [any Interceptor] = []
         if policy.follows {
             stages.append(RedirectFollower(policy: policy))
         }
         if let storage = cookies.storage {
             stages.append(CookieStage(storage: storage))
+        }
+        if let cache {
+            stages.append(CacheStage(cache: cache))
         }
         return stages
     }

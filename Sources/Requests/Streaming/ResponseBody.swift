@@ -61,6 +61,13 @@ public struct ResponseBody: AsyncSequence, Sendable {
         self.owner = Owner(source: source)
     }
 
+    /// A body whose chunks come from a source that reads another body, such as a cache's tee:
+    /// the other body counts as this one's transfer (``Owner/wrapped``).
+    init(source: any ResponseBodySource, wrapping inner: ResponseBody) {
+        self.owner = Owner(source: source, wrapping: inner.owner)
+        self.request = inner.request
+    }
+
     /// A body that is already in memory, delivered as one chunk (none when it is empty).
     ///
     /// - Parameter data: The whole body.
@@ -86,9 +93,22 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// transfer nobody finished reading is cancelled (a finished one ignores the cancel).
     final class Owner: Sendable {
         let source: any ResponseBodySource
+        /// The owner of the body this one reads, when it wraps one.
+        let wrapped: Owner?
 
-        init(source: any ResponseBodySource) {
+        init(source: any ResponseBodySource, wrapping wrapped: Owner? = nil) {
             self.source = source
+            self.wrapped = wrapped
+        }
+
+        /// Whether `other` is this owner or one it wraps: the same transfer.
+        func holds(_ other: Owner) -> Bool {
+            var owner: Owner? = self
+            while let current = owner {
+                if current === other { return true }
+                owner = current.wrapped
+            }
+            return false
         }
 
         deinit {

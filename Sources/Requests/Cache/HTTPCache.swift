@@ -1,0 +1,134 @@
+import Foundation
+
+// MARK: - HTTPCache
+
+/// A private HTTP cache as RFC 9111 describes it, for a ``Session`` over any transport.
+///
+/// ```swift
+/// let cache = HTTPCache(storage: try DiskCacheStorage(directory: cachesFolder))
+/// let session = Session(cache: cache)
+/// let response = try await session.request("https://api.example.com/items")
+/// print(response.cacheStatus)   // .miss, then .hit while fresh, .revalidated after a 304
+/// ```
+///
+/// The cache is the innermost stage of the pipeline, after redirects and cookies, so it keys on
+/// what the engine would send. It stores `GET` responses that may be stored (a status cacheable
+/// by default or with explicit freshness, no `no-store`), answers `GET` and `HEAD` from them while
+/// fresh, validates stale ones with `If-None-Match` and `If-Modified-Since`, keeps one variant per
+/// `Vary`, honours the request's `Cache-Control` directives, and forgets a URI after an unsafe
+/// method changed it. Each call's ``RequestOptions/cachePolicy`` can change how it is used.
+///
+/// One cache may serve several sessions; concurrent requests for the same URI that miss wait for
+/// one network request to fill the entry instead of each going out.
+public final class HTTPCache: Sendable {
+    /// Where responses are kept.
+    public let storage: any CacheStorage
+    /// The present, for freshness; the system clock unless given.
+    let now: @Sendable () -> Date
+    /// The network requests filling or validating an entry, by key: later requests for the key
+    /// wait for them. Invariant: a flight is in the table from its start until it lands, and
+    /// landing opens it, so no waiter is left behind.
+    private let flights = Guarded<[String: Flight]>([:])
+    /// The keys being revalidated in the background (`stale-while-revalidate`), one at a time.
+    private let backgroundKeys = Guarded<Set<String>>([])
+
+    /// Creates a cache.
+    ///
+    /// - Parameters:
+    ///   - storage: Where responses are kept; 16 MiB in memory by default.
+    ///   - now: The present, for freshness and ages; the system clock by default. Tests pass a
+    ///     clock they move.
+    public init(storage: any CacheStorage = MemoryCacheStorage(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.storage = storage
+        self.now = now
+    }
+
+    /// Forgets every stored response.
+    public func removeAll() async {
+        await storage.removeAll()
+    }
+
+    /// Forgets the responses stored for a URL (every variant).
+    ///
+    /// - Parameter url: The URL the responses answered.
+    public func removeResponses(for url: URL) async {
+        await storage.removeEntries(for: Self.key(for: url))
+    }
+
+    /// The primary key of a request to `url`: its text without a fragment.
+    static func key(for url: URL) -> String {
+        let text = url.absoluteString
+        guard let hash = text.firstIndex(of: "#") else { return text }
+        return String(text[..<hash])
+    }
+
+    // MARK: Flights
+
+    /// Joins the flight for `key`: the new flight to lead when there was none, or the one under
+    /// way to wait for.
+    func join(_ key: String) -> (flight: Flight, leads: Bool) {
+        flights.withLock { flights in
+            if let flight = flights[key] { return (flight, false) }
+            let flight = Flight()
+            flights[key] = flight
+            return (flight, true)
+        }
+    }
+
+    /// Ends a flight: it leaves the table and its waiters wake.
+    func land(_ flight: Flight, key: String) {
+        flights.withLock { flights in
+            if flights[key] === flight { flights[key] = nil }
+        }
+        flight.open()
+    }
+
+    /// Claims the background revalidation of `key`; `false` while one is under way.
+    func claimBackground(_ key: String) -> Bool {
+        backgroundKeys.withLock { $0.insert(key).inserted }
+    }
+
+    /// Releases the background revalidation of `key`.
+    func releaseBackground(_ key: String) {
+        _ = backgroundKeys.withLock { $0.remove(key) }
+    }
+}
+
+// MARK: - Flight
+
+/// One network request that others wait for. Invariant: each waiter's continuation is resumed
+/// exactly once, by ``open()`` or by its task's cancellation, whichever comes first.
+final class Flight: Sendable {
+    private let state = Guarded<(open: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>((false, 0, [:]))
+
+    /// Waits until the flight lands or the waiting task is cancelled.
+    func wait() async {
+        let id = state.withLock { state -> Int in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.open || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { $0.waiters.removeValue(forKey: id) }
+            continuation?.resume()
+        }
+    }
+
+    /// Lands the flight: every waiter wakes.
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
