@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "ParameterEncoding"),
         .target(name: "Requests", dependencies: ["ParameterEncoding"]),
         .target(name: "RequestsTesting", dependencies: ["Requests"]),
-        .target(name: "TransportContract", dependencies: ["Requests", "LoopbackFixture"]),
+        .target(name: "TransportContract", dependencies: ["Requests", "RequestsTesting", "LoopbackFixture"]),
         // `req`, an httpie-style command line on the public Requests API.
         // With the AsyncHTTPClient trait it sends over AsyncHTTPClientTransport (--verify, --cert, --pin).
         .executableTarget(

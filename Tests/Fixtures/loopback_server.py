@@ -136,6 +136,7 @@ PROBLEM = {
 STATE_LOCK = threading.Lock()
 BEARER_HELD = threading.Condition(STATE_LOCK)  # wakes requests held by /bearer/<realm>?hold=n
 FLAKY_COUNTS = {}        # key -> requests seen on /flaky/<key>/...
+SCRIPTS = {}             # id -> {"answers": [...], "log": [...]}, see scripted()
 RETRY_AFTER_TIMES = {}   # key -> [time.monotonic() of each /retry-after/<key>/... request]
 BEARER_REALMS = {}       # realm -> bearer state, see bearer_realm()
 SLOW_COUNTS = {}         # key -> {"inFlight", "max", "total"}
@@ -794,6 +795,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
         status = int(query["status"]) if query.get("status", "").isdigit() else 302
         self.send(status, b"", "text/plain", [("Location", query.get("url", "/"))])
 
+    def scripted(self, key, body):
+        """Answers /script/<id>[/...] with the answers a test set with POST /script-set/<id>, in turn,
+        the last repeating: each {"status", "headers": [[name, value]], "body", "drop", "delay"}.
+        Written as given: no Date or Server field is added, so a test sets the times it reads.
+        Every request is logged for /script-log/<id>."""
+        with STATE_LOCK:
+            script = SCRIPTS.setdefault(key, {"answers": [], "log": []})
+            index = len(script["log"])
+            script["log"].append({"method": self.command, "path": self.path,
+                                  "headers": [[k, v] for k, v in self.headers.items()]})
+            answers = script["answers"]
+            answer = answers[min(index, len(answers) - 1)] if answers else {"status": 404}
+        if answer.get("delay"):
+            time.sleep(min(float(answer["delay"]), 30))
+        if answer.get("drop"):
+            return self.drop_connection()
+        status = int(answer.get("status", 200))
+        payload = answer.get("body", "").encode()
+        self.send_response_only(status)
+        names = set()
+        for name, value in answer.get("headers", []):
+            names.add(name.lower())
+            self.send_header(name, value)
+        bodiless = status in (204, 304) or status < 200
+        if not bodiless and "content-length" not in names:
+            self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD" and not bodiless:
+            self.wfile.write(payload)
+
     def cookie_jar(self):
         jar = {}
         for header in self.headers.get_all("Cookie") or []:
@@ -918,6 +949,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send(302, b"", "text/plain", [("Location", "/cookies/set?seen=1&redirect=/login-flow")])
         elif head == "redirect-loop" and arg.isdigit():
             self.send(302, b"", "text/plain", [("Location", f"/redirect-loop/{(int(arg) + 1) % 2}")])
+        elif head == "script" and len(parts) >= 2:
+            self.scripted(arg, body)
+        elif head == "script-set" and len(parts) == 2:
+            with STATE_LOCK:
+                SCRIPTS[arg] = {"answers": json.loads(body or b"[]"), "log": []}
+            self.send_json({"ok": True})
+        elif head == "script-log" and len(parts) == 2:
+            with STATE_LOCK:
+                log = list(SCRIPTS.get(arg, {"log": []})["log"])
+            self.send_json({"requests": log})
         elif head == "cookies" and len(parts) in (1, 2) and arg in ("", "set", "delete"):
             self.cookies(arg)
         else:

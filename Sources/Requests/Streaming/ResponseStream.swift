@@ -116,6 +116,7 @@ extension Response {
         copy.redirects = redirects
         copy.cookies = cookies
         copy.fileURL = fileURL
+        copy.cacheStatus = cacheStatus
         return copy
     }
 }
