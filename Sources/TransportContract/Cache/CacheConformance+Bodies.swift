@@ -6,7 +6,7 @@ import Requests
 extension CacheConformance {
     static let bodies: [Case] = [
         Case("a streamed body is stored as it is read, once read whole; a body left midway is not stored") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let big = String(repeating: "0123456789abcdef", count: 16_384)
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: big), f.answer(200, ["Cache-Control": "max-age=60"], body: "second")])
             let first = try await f.session.stream(url)
@@ -26,7 +26,7 @@ extension CacheConformance {
             try expect(try await streamedHit.body.collect() == Data(big.utf8), "a stored body streams back whole")
         },
         Case("200 concurrent identical GETs: 200 correct answers, one network request") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             var answer = f.answer(200, ["Cache-Control": "max-age=600"], body: "shared")
             answer.delay = 0.2
             let url = try await f.origin.script([answer, f.answer(body: "unexpected")])
@@ -43,7 +43,7 @@ extension CacheConformance {
         },
         Case("monitors hear of answers from the cache; LoggingMonitor writes them") { c in
             let lines = LineLog()
-            let f = c.fixture(monitors: [LoggingMonitor(write: { lines.append($0) })])
+            let f = try c.fixture(monitors: [LoggingMonitor(write: { lines.append($0) })])
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"a\""], body: "one"), f.answer(304, ["ETag": "\"a\""])])
             _ = try await f.send(url)
             f.clock.advance(3)

@@ -6,7 +6,7 @@ import Requests
 extension CacheConformance {
     static let freshness: [Case] = [
         Case("§4.2.1 max-age: a fresh response answers from the cache, with its current Age (§5.1)") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(body: "two")])
             try expectAnswer(try await f.send(url), cache: .miss, body: "one", "first request")
             f.clock.advance(10)
@@ -16,7 +16,7 @@ extension CacheConformance {
             try expectReceived(try await f.received(url), 1, "a fresh hit")
         },
         Case("§4.2 a response past its max-age goes to the origin again (no validator: unconditionally)") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(200, ["Cache-Control": "max-age=60"], body: "two", dated: 61),
             ])
@@ -30,7 +30,7 @@ extension CacheConformance {
             try expect(received[1].headers.value(for: "If-None-Match") == nil, "a response without validators is not validated")
         },
         Case("§4.2.1 Expires counts from Date") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Expires": f.date(30)], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             f.clock.advance(20)
@@ -39,13 +39,13 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "31 s of 30")
         },
         Case("§5.3 an Expires that is not a date (\"0\") is in the past") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Expires": "0"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "Expires: 0")
         },
         Case("§4.2.3 the origin's Age counts towards the response's age") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "Age": "50"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             f.clock.advance(5)
@@ -56,14 +56,14 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "age 61 of 60")
         },
         Case("§4.2.3 a Date in the past makes the response older (apparent age)") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one", dated: -58), f.answer(body: "two")])
             _ = try await f.send(url)
             f.clock.advance(3)
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "dated 61 s ago")
         },
         Case("§4.2.2 heuristic freshness: 10% of the time since Last-Modified") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Last-Modified": f.date(-1000)], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             f.clock.advance(90)
@@ -75,25 +75,25 @@ extension CacheConformance {
 
     static let storing: [Case] = [
         Case("§3 no-store in the response: not stored") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "no-store, max-age=60"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "after no-store")
         },
         Case("§5.2.1.5 no-store in the request: the response is not stored") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url, headers: ["Cache-Control": "no-store"])
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "after a no-store request")
         },
         Case("§5.2.2.7 private, and §3.5 a request with Authorization: a private cache stores them") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "private, max-age=60"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url, headers: ["Authorization": "Bearer abc"])
             try expectAnswer(try await f.send(url, headers: ["Authorization": "Bearer abc"]), cache: .hit, body: "one", "private, with Authorization")
         },
         Case("§3 a status not cacheable by default is stored only with explicit freshness") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let plain = try await f.origin.script([f.answer(201, ["Last-Modified": f.date(-1000)], body: "one"), f.answer(201, body: "two")])
             _ = try await f.send(plain)
             try expectAnswer(try await f.send(plain), status: 201, cache: .miss, body: "two", "201 with only Last-Modified")
@@ -102,13 +102,13 @@ extension CacheConformance {
             try expectAnswer(try await f.send(explicit), status: 201, cache: .hit, body: "one", "201 with max-age")
         },
         Case("§3.3 a partial response (206) is not stored") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(206, ["Cache-Control": "max-age=60", "Content-Range": "bytes 0-2/10"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "after a 206")
         },
         Case("§4.1 Vary: one variant per value of the named field; Vary: * is never reused") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=60", "Vary": "Accept-Language"], body: "english"),
                 f.answer(200, ["Cache-Control": "max-age=60", "Vary": "Accept-Language"], body: "french"),

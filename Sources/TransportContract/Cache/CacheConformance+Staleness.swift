@@ -6,7 +6,7 @@ import Requests
 extension CacheConformance {
     static let invalidation: [Case] = [
         Case("§4.4 a successful unsafe method invalidates its target URI") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(204), f.answer(200, ["Cache-Control": "max-age=60"], body: "two"),
             ])
@@ -16,7 +16,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "after the POST")
         },
         Case("§4.4 Location and Content-Location of the same origin are invalidated too") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let first = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(body: "one again")])
             let second = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "two"), f.answer(body: "two again")])
             let target = try await f.origin.script([f.answer(201, ["Location": first.path, "Content-Location": second.absoluteString])])
@@ -27,7 +27,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(second), cache: .miss, body: "two again", "the Content-Location")
         },
         Case("§4.4 an unsafe method that fails invalidates nothing") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(500, body: "failed")])
             _ = try await f.send(url)
             _ = try await f.send(url, method: .delete)
@@ -37,7 +37,7 @@ extension CacheConformance {
 
     static let staleExtensions: [Case] = [
         Case("RFC 5861 stale-while-revalidate: the stale response answers at once and is revalidated in the background") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=1, stale-while-revalidate=60"], body: "one"),
                 f.answer(200, ["Cache-Control": "max-age=60"], body: "two", dated: 5),
@@ -56,7 +56,7 @@ extension CacheConformance {
             try expectReceived(try await f.received(url), 2, "one background revalidation")
         },
         Case("RFC 5861 stale-if-error: a 5xx or a failed connection gets the stale response within the window") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=1, stale-if-error=60"], body: "one"), f.answer(503, body: "down"), .drop, f.answer(503, body: "down"),
             ])
@@ -68,7 +68,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url), status: 503, cache: .miss, body: "down", "past the window")
         },
         Case("RFC 5861 stale-if-error in the request works the same") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=1"], body: "one"), f.answer(502, body: "down")])
             _ = try await f.send(url)
             f.clock.advance(5)
@@ -79,20 +79,20 @@ extension CacheConformance {
 
     static let policies: [Case] = [
         Case("CachePolicy.reloadIgnoringCacheData goes to the origin and stores what it returns") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(200, ["Cache-Control": "max-age=60"], body: "two")])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url, policy: .reloadIgnoringCacheData), cache: .miss, body: "two", "reload")
             try expectAnswer(try await f.send(url), cache: .hit, body: "two", "stored by the reload")
         },
         Case("CachePolicy.revalidate validates a fresh response") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"a\""], body: "one"), f.answer(304, ["ETag": "\"a\""])])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url, policy: .revalidate), cache: .revalidated, body: "one", "revalidate")
         },
         Case("CachePolicy.returnCacheDataElseLoad and returnCacheDataDontLoad use a stale response; without one, load or 504") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=1"], body: "one"), f.answer(body: "two")])
             let none = try await f.send(url, policy: .returnCacheDataDontLoad)
             try expectAnswer(none, status: 504, cache: .miss, "nothing stored, don't load")
@@ -103,7 +103,7 @@ extension CacheConformance {
             try expectReceived(try await f.received(url), 1, "the stale-accepting policies")
         },
         Case("CachePolicy.disabled neither reads nor writes the cache") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(200, ["Cache-Control": "max-age=60"], body: "two")])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url, policy: .disabled), cache: nil, body: "two", "disabled")

@@ -6,7 +6,7 @@ import Requests
 extension CacheConformance {
     static let validation: [Case] = [
         Case("§4.3.1 ETag: a stale response is validated with If-None-Match; the 304 updates the stored fields (§4.3.4)") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=10", "ETag": "\"v1\"", "X-Version": "1", "Content-Type": "text/plain"], body: "one"),
                 f.answer(304, ["Cache-Control": "max-age=60", "ETag": "\"v1\"", "X-Version": "2"], dated: 20),
@@ -26,7 +26,7 @@ extension CacheConformance {
             try expect(received[1].headers.value(for: "If-None-Match") == "\"v1\"", "If-None-Match was \(received[1].headers.value(for: "If-None-Match") ?? "missing")")
         },
         Case("§4.3.1 Last-Modified: a stale response is validated with If-Modified-Since") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let modified = f.date(-5000)
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=0", "Last-Modified": modified], body: "one"),
@@ -39,7 +39,7 @@ extension CacheConformance {
                        "If-Modified-Since was \(received.last?.headers.value(for: "If-Modified-Since") ?? "missing"), expected \(modified)")
         },
         Case("§4.3.3 a full response to a validation replaces the stored one") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "one"),
                 f.answer(200, ["Cache-Control": "max-age=0", "ETag": "\"v2\""], body: "two"),
@@ -52,7 +52,7 @@ extension CacheConformance {
             try expect(received.count == 3 && received[2].headers.value(for: "If-None-Match") == "\"v2\"", "the newer ETag is the one validated")
         },
         Case("§5.2.2.4 no-cache in the response: validated before every reuse") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "no-cache, max-age=600", "ETag": "\"a\""], body: "one"),
                 f.answer(304, ["ETag": "\"a\""]),
@@ -63,7 +63,7 @@ extension CacheConformance {
             try expectReceived(try await f.received(url), 3, "no-cache")
         },
         Case("§5.2.2.2 must-revalidate: once stale, validated even when the request accepts stale") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([
                 f.answer(200, ["Cache-Control": "max-age=1, must-revalidate", "ETag": "\"a\""], body: "one"),
                 f.answer(304, ["ETag": "\"a\""]),
@@ -76,7 +76,7 @@ extension CacheConformance {
 
     static let requestDirectives: [Case] = [
         Case("§5.2.1.4 no-cache in the request (and §5.4 Pragma: no-cache): validated although fresh") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=600", "ETag": "\"a\""], body: "one"), f.answer(304, ["ETag": "\"a\""])])
             _ = try await f.send(url)
             try expectAnswer(try await f.send(url, headers: ["Cache-Control": "no-cache"]), cache: .revalidated, body: "one", "Cache-Control: no-cache")
@@ -84,7 +84,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url), cache: .hit, body: "one", "a plain request")
         },
         Case("§5.2.1.1 max-age in the request: an older response is not used") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=600"], body: "one"), f.answer(200, ["Cache-Control": "max-age=600"], body: "two", dated: 30)])
             _ = try await f.send(url)
             f.clock.advance(30)
@@ -92,7 +92,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url, headers: ["Cache-Control": "max-age=10"]), cache: .miss, body: "two", "age 30, max-age=10")
         },
         Case("§5.2.1.2 max-stale: a response stale by less is used") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=10"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             f.clock.advance(15)
@@ -101,7 +101,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url, headers: ["Cache-Control": "max-stale=2"]), cache: .miss, body: "two", "stale by 5, max-stale=2")
         },
         Case("§5.2.1.3 min-fresh: a response fresh for less is not used") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(body: "two")])
             _ = try await f.send(url)
             f.clock.advance(40)
@@ -109,7 +109,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url, headers: ["Cache-Control": "min-fresh=30"]), cache: .miss, body: "two", "20 s left, min-fresh=30")
         },
         Case("§5.2.1.7 only-if-cached: a stored response answers, else a 504 and nothing is sent") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one")])
             let empty = try await f.send(url, headers: ["Cache-Control": "only-if-cached"])
             try expectAnswer(empty, status: 504, cache: .miss, "nothing stored")
@@ -118,7 +118,7 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url, headers: ["Cache-Control": "only-if-cached"]), cache: .hit, body: "one", "stored")
         },
         Case("§4.3.5 HEAD is answered from a stored GET, without a body") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "X-Kind": "get"], body: "one")])
             _ = try await f.send(url)
             let head = try await f.send(url, method: .head)
@@ -127,7 +127,7 @@ extension CacheConformance {
             try expectReceived(try await f.received(url), 1, "HEAD from the stored GET")
         },
         Case("a caller's own conditional request goes to the origin, and its 304 comes back") { c in
-            let f = c.fixture()
+            let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"a\""], body: "one"), f.answer(304, ["ETag": "\"a\""])])
             _ = try await f.send(url)
             let own = try await f.send(url, headers: ["If-None-Match": "\"a\""])

@@ -23,12 +23,17 @@ import Requests
 public struct CacheConformance: Sendable {
     /// Where the checks send their requests.
     public let origin: any ScriptedOrigin
+    /// Makes each check's storage: a new, empty one every time.
+    public let makeStorage: @Sendable () throws -> any CacheStorage
 
     /// Prepares the checks against one origin.
     ///
-    /// - Parameter origin: The scripted origin.
-    public init(origin: any ScriptedOrigin) {
+    /// - Parameters:
+    ///   - origin: The scripted origin.
+    ///   - makeStorage: Makes an empty storage for each check; a ``MemoryCacheStorage`` by default.
+    public init(origin: any ScriptedOrigin, makeStorage: @escaping @Sendable () throws -> any CacheStorage = { MemoryCacheStorage() }) {
         self.origin = origin
+        self.makeStorage = makeStorage
     }
 
     /// One check: a rule, as a sentence, and how to show it.
@@ -96,9 +101,9 @@ public struct CacheConformance: Sendable {
     }
 
     /// A fixture with a new cache.
-    func fixture(storage: any CacheStorage = MemoryCacheStorage(), monitors: [any EventMonitor] = []) -> Fixture {
+    func fixture(monitors: [any EventMonitor] = []) throws -> Fixture {
         let clock = TestClock()
-        let cache = HTTPCache(storage: storage, now: { clock.now })
+        let cache = HTTPCache(storage: try makeStorage(), now: { clock.now })
         let session = Session(transport: origin.transport, monitors: monitors, redirectPolicy: .doNotFollow, cookies: .none, cache: cache)
         return Fixture(origin: origin, clock: clock, cache: cache, session: session)
     }

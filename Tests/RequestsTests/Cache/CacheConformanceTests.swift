@@ -24,3 +24,13 @@ import TransportContract
         try await CacheConformance(origin: StubOrigin()).check(check)
     }
 }
+
+/// The same rules with every entry on disk, each check in a folder of its own.
+@Suite struct DiskCacheConformanceTests {
+    @Test(arguments: CacheConformance.cases)
+    func overStubTransportWithADiskStore(_ check: CacheConformance.Case) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("requests-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await CacheConformance(origin: StubOrigin(), makeStorage: { try DiskCacheStorage(directory: folder) }).check(check)
+    }
+}

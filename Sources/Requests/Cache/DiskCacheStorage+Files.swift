@@ -1,0 +1,275 @@
+import Foundation
+
+// MARK: - DiskCacheStorage + files
+
+extension DiskCacheStorage {
+    static let headSuffix = ".head"
+    static let bodySuffix = ".body"
+    static let temporaryFolder = "tmp"
+
+    /// A new entry's name: unique across processes and stores on the folder.
+    static func newID() -> String {
+        UUID().uuidString.lowercased()
+    }
+
+    /// Reads and decodes an entry's head; `nil` when it is missing or unreadable.
+    func readRecord(folder: URL, id: String) -> DiskEntryRecord? {
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(id + Self.headSuffix).path) else { return nil }
+        guard var record = try? JSONDecoder().decode(DiskEntryRecord.self, from: data) else { return nil }
+        record.entry.id = id
+        return record
+    }
+
+    /// Writes an entry's head atomically (a temporary file moved over the old one); returns its
+    /// size, or `nil` when it could not be written.
+    func writeRecord(_ record: DiskEntryRecord, folder: URL) -> Int? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(record) else { return nil }
+        let temporary = directory.appendingPathComponent(Self.temporaryFolder).appendingPathComponent(Self.newID() + Self.headSuffix)
+        do {
+            try data.write(to: temporary)
+            let head = folder.appendingPathComponent(record.entry.id + Self.headSuffix)
+            // rename(2) replaces an older head in one step: a reader sees the old or the new.
+            guard rename(temporary.path, head.path) == 0 else {
+                try? FileManager.default.removeItem(at: temporary)
+                return nil
+            }
+            return data.count
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            return nil
+        }
+    }
+
+    /// One stored entry's files as found on disk.
+    struct StoredFiles {
+        let folder: URL
+        let id: String
+        let size: Int
+        let lastUse: Date
+    }
+
+    /// Every entry in the folder, with its size and last use (its head's modification date).
+    static func files(in directory: URL) -> [StoredFiles] {
+        let manager = FileManager.default
+        var found: [StoredFiles] = []
+        for folderName in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where folderName != temporaryFolder {
+            let folder = directory.appendingPathComponent(folderName)
+            for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(headSuffix) {
+                let id = String(name.dropLast(headSuffix.count))
+                let head = folder.appendingPathComponent(name)
+                let attributes = try? manager.attributesOfItem(atPath: head.path)
+                let lastUse = attributes?[.modificationDate] as? Date ?? .distantPast
+                found.append(StoredFiles(folder: folder, id: id, size: size(of: head) + size(of: folder.appendingPathComponent(id + bodySuffix)), lastUse: lastUse))
+            }
+        }
+        return found
+    }
+
+    /// A file's size, 0 when it is missing.
+    static func size(of file: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// The body in an open file when its length and checksum are the head's: read whole when
+    /// short, otherwise checked in one pass and then streamed from the same open file (a stored
+    /// file is never changed in place, only replaced, so what was checked is what streams).
+    static func checkedBody(_ handle: FileHandle, length: Int, checksum expected: UInt64) -> ResponseBody? {
+        if length <= wholeReadLimit {
+            guard let data = try? handle.readToEnd() ?? Data(), data.count == length else { return nil }
+            var checksum = Checksum()
+            checksum.add(data)
+            guard checksum.value == expected else { return nil }
+            try? handle.close()
+            return ResponseBody(data)
+        }
+        var checksum = Checksum()
+        var count = 0
+        while let chunk = try? handle.read(upToCount: FileChunkSource.chunkSize), !chunk.isEmpty {
+            checksum.add(chunk)
+            count += chunk.count
+        }
+        guard count == length, checksum.value == expected, (try? handle.seek(toOffset: 0)) != nil else { return nil }
+        return ResponseBody(source: FileChunkSource(handle: handle))
+    }
+}
+
+// MARK: - DiskEntryRecord
+
+/// An entry's head file: the entry and its body's checksum, as JSON.
+struct DiskEntryRecord: Codable {
+    var entry: CacheEntry
+    let checksum: UInt64
+
+    private enum CodingKeys: String, CodingKey {
+        case version, key, status, headers, vary, requestTime, responseTime, bodyLength, checksum
+    }
+
+    init(entry: CacheEntry, checksum: UInt64) {
+        self.entry = entry
+        self.checksum = checksum
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard try container.decode(Int.self, forKey: .version) == 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .version, in: container, debugDescription: "unknown version")
+        }
+        var headers = HTTPHeaders()
+        for pair in try container.decode([[String]].self, forKey: .headers) {
+            guard pair.count == 2 else {
+                throw DecodingError.dataCorruptedError(forKey: .headers, in: container, debugDescription: "a field is not a name and a value")
+            }
+            headers.append(name: pair[0], value: pair[1])
+        }
+        let length = try container.decode(Int.self, forKey: .bodyLength)
+        guard length >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .bodyLength, in: container, debugDescription: "a negative length")
+        }
+        entry = CacheEntry(
+            key: try container.decode(String.self, forKey: .key),
+            statusCode: try container.decode(Int.self, forKey: .status),
+            headers: headers,
+            varyValues: try container.decode([String: String?].self, forKey: .vary),
+            requestTime: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .requestTime)),
+            responseTime: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .responseTime)),
+            bodyLength: length
+        )
+        checksum = try container.decode(UInt64.self, forKey: .checksum)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(1, forKey: .version)
+        try container.encode(entry.key, forKey: .key)
+        try container.encode(entry.statusCode, forKey: .status)
+        try container.encode(entry.headers.map { [$0.name, $0.value] }, forKey: .headers)
+        try container.encode(entry.varyValues, forKey: .vary)
+        try container.encode(entry.requestTime.timeIntervalSince1970, forKey: .requestTime)
+        try container.encode(entry.responseTime.timeIntervalSince1970, forKey: .responseTime)
+        try container.encode(entry.bodyLength, forKey: .bodyLength)
+        try container.encode(checksum, forKey: .checksum)
+    }
+}
+
+// MARK: - Checksum
+
+/// FNV-1a, 64 bits: finds a damaged or truncated body (not an attack; the folder is the
+/// application's own).
+struct Checksum {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ data: Data) {
+        var hash = value
+        data.withUnsafeBytes { bytes in
+            for byte in bytes {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+        }
+        value = hash
+    }
+}
+
+// MARK: - DiskEntryWriter
+
+/// Streams a body into a temporary file, with its checksum; gives up past `limit` bytes.
+final class DiskEntryWriter: CacheEntryWriter {
+    private struct State {
+        var handle: FileHandle?
+        var checksum = Checksum()
+        var count = 0
+    }
+
+    private let storage: DiskCacheStorage
+    private let entry: CacheEntry
+    private let temporary: URL
+    private let limit: Int
+    private let state: Guarded<State>
+
+    init(storage: DiskCacheStorage, entry: CacheEntry, temporary: URL, handle: FileHandle, limit: Int) {
+        self.storage = storage
+        self.entry = entry
+        self.temporary = temporary
+        self.limit = limit
+        self.state = Guarded(State(handle: handle))
+    }
+
+    func write(_ chunk: Data) async -> Bool {
+        let ok = state.withLock { state -> Bool in
+            guard let handle = state.handle else { return false }
+            guard state.count + chunk.count <= limit, (try? handle.write(contentsOf: chunk)) != nil else { return false }
+            state.checksum.add(chunk)
+            state.count += chunk.count
+            return true
+        }
+        if !ok { await abort() }
+        return ok
+    }
+
+    func commit() async -> Bool {
+        let finished = state.withLock { state -> (count: Int, checksum: UInt64)? in
+            guard let handle = state.handle else { return nil }
+            state.handle = nil
+            guard (try? handle.close()) != nil else { return nil }
+            return (state.count, state.checksum.value)
+        }
+        guard let finished else {
+            try? FileManager.default.removeItem(at: temporary)
+            return false
+        }
+        var entry = entry
+        entry.bodyLength = finished.count
+        return storage.commit(entry, checksum: finished.checksum, temporary: temporary)
+    }
+
+    func abort() async {
+        let handle = state.withLock { state -> FileHandle? in
+            defer { state.handle = nil }
+            return state.handle
+        }
+        try? handle?.close()
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    deinit {
+        let handle = state.withLock { $0.handle }
+        if let handle {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+        }
+    }
+}
+
+// MARK: - FileChunkSource
+
+/// A stored body read from its open file in chunks.
+final class FileChunkSource: ResponseBodySource {
+    static let chunkSize = 64 << 10
+    private let handle: Guarded<FileHandle?>
+
+    init(handle: FileHandle) {
+        self.handle = Guarded(handle)
+    }
+
+    func next() async throws -> Data? {
+        try handle.withLock { handle -> Data? in
+            guard let file = handle else { throw CancellationError() }
+            let chunk = try file.read(upToCount: Self.chunkSize) ?? Data()
+            if chunk.isEmpty {
+                try? file.close()
+                handle = nil
+                return nil
+            }
+            return chunk
+        }
+    }
+
+    func cancel() {
+        let file = handle.withLock { handle -> FileHandle? in
+            defer { handle = nil }
+            return handle
+        }
+        try? file?.close()
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+// MARK: - DiskCacheStorage
+
+/// A ``CacheStorage`` in one folder: it survives a restart, and several sessions, or several
+/// stores on the same folder in one process, can share it.
+///
+/// ```swift
+/// let folder = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0].appendingPathComponent("http")
+/// let session = Session(cache: HTTPCache(storage: try DiskCacheStorage(directory: folder)))
+/// ```
+///
+/// Each entry is two files in a folder named after its key's hash: the body, and a head (the
+/// response's fields, times, the body's length and checksum). A body is written to a temporary
+/// file as it streams and moved into place, then its head; the head appearing is the commit, so a
+/// reader sees a whole entry or none. A head that cannot be read, or a body whose length or
+/// checksum differs from its head's, is a miss (and is removed), never an error or a wrong body.
+/// When the folder passes ``byteLimit``, the entries used least recently go first.
+public final class DiskCacheStorage: CacheStorage {
+    /// The folder.
+    public let directory: URL
+    /// The most bytes the entries' files may take together.
+    public let byteLimit: Int
+    /// The bytes this store believes the folder holds: counted at start, grown by its own writes;
+    /// when it passes the limit, the folder is measured again and trimmed.
+    private let bytes: Guarded<Int>
+    /// Bodies at most this long are read and checked in one piece; longer ones stream after a
+    /// checking pass.
+    static let wholeReadLimit = 1 << 20
+
+    /// Opens (and creates) a store in a folder.
+    ///
+    /// - Parameters:
+    ///   - directory: The folder; created when missing. Give each cache a folder of its own.
+    ///   - byteLimit: The most bytes the entries may take; 100 MiB by default.
+    /// - Throws: The file system's error when the folder cannot be created.
+    public init(directory: URL, byteLimit: Int = 100 << 20) throws {
+        self.directory = directory
+        self.byteLimit = max(0, byteLimit)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent(Self.temporaryFolder), withIntermediateDirectories: true)
+        bytes = Guarded(Self.files(in: directory).reduce(0) { $0 + $1.size })
+    }
+
+    /// The entries under `key`, newest first; unreadable heads are removed and skipped.
+    ///
+    /// - Parameter key: The target URI.
+    /// - Returns: The entries.
+    public func entries(for key: String) async -> [CacheEntry] {
+        let folder = folder(for: key)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        var entries: [CacheEntry] = []
+        for name in names where name.hasSuffix(Self.headSuffix) {
+            let id = String(name.dropLast(Self.headSuffix.count))
+            guard let record = readRecord(folder: folder, id: id) else {
+                remove(folder: folder, id: id)
+                continue
+            }
+            if record.entry.key == key { entries.append(record.entry) }
+        }
+        return entries.sorted { $0.responseTime > $1.responseTime }
+    }
+
+    /// The body of an entry, checked against its head's length and checksum; marks it used.
+    ///
+    /// - Parameter entry: The entry.
+    /// - Returns: The body, or `nil` when it is gone or damaged (a damaged entry is removed).
+    public func body(of entry: CacheEntry) async -> ResponseBody? {
+        let folder = folder(for: entry.key)
+        guard let record = readRecord(folder: folder, id: entry.id), record.entry.key == entry.key else { return nil }
+        let path = folder.appendingPathComponent(entry.id + Self.bodySuffix).path
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard let body = Self.checkedBody(handle, length: record.entry.bodyLength, checksum: record.checksum) else {
+            try? handle.close()
+            remove(folder: folder, id: entry.id)
+            return nil
+        }
+        // The head's modification date is the entry's last use, for the least-recently-used order.
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: folder.appendingPathComponent(entry.id + Self.headSuffix).path)
+        return body
+    }
+
+    /// A writer that streams the body into a temporary file.
+    ///
+    /// - Parameter entry: The response's entry.
+    /// - Returns: The writer, or `nil` when no temporary file can be made.
+    public func makeWriter(for entry: CacheEntry) async -> (any CacheEntryWriter)? {
+        guard byteLimit > 0 else { return nil }
+        var entry = entry
+        entry.id = Self.newID()
+        let temporary = directory.appendingPathComponent(Self.temporaryFolder).appendingPathComponent(entry.id + Self.bodySuffix)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary.path) else { return nil }
+        return DiskEntryWriter(storage: self, entry: entry, temporary: temporary, handle: handle, limit: byteLimit / 4)
+    }
+
+    /// Replaces an entry's head and times, keeping its body and checksum.
+    ///
+    /// - Parameter entry: The entry.
+    public func update(_ entry: CacheEntry) async {
+        let folder = folder(for: entry.key)
+        guard let old = readRecord(folder: folder, id: entry.id) else { return }
+        var updated = entry
+        updated.bodyLength = old.entry.bodyLength
+        _ = writeRecord(DiskEntryRecord(entry: updated, checksum: old.checksum), folder: folder)
+    }
+
+    /// Removes the entries under `key`.
+    ///
+    /// - Parameter key: The target URI.
+    public func removeEntries(for key: String) async {
+        let folder = folder(for: key)
+        for entry in await entries(for: key) {
+            remove(folder: folder, id: entry.id)
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() async {
+        let manager = FileManager.default
+        for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where name != Self.temporaryFolder {
+            try? manager.removeItem(at: directory.appendingPathComponent(name))
+        }
+        bytes.withLock { $0 = 0 }
+    }
+
+    // MARK: Committing
+
+    /// Moves a finished body into place, writes its head (the commit), removes the same
+    /// variant's older entries and trims the folder to its limit.
+    func commit(_ entry: CacheEntry, checksum: UInt64, temporary: URL) -> Bool {
+        let folder = folder(for: entry.key)
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+            try manager.moveItem(at: temporary, to: folder.appendingPathComponent(entry.id + Self.bodySuffix))
+        } catch {
+            try? manager.removeItem(at: temporary)
+            return false
+        }
+        guard let headSize = writeRecord(DiskEntryRecord(entry: entry, checksum: checksum), folder: folder) else {
+            try? manager.removeItem(at: folder.appendingPathComponent(entry.id + Self.bodySuffix))
+            return false
+        }
+        for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(Self.headSuffix) {
+            let id = String(name.dropLast(Self.headSuffix.count))
+            guard id != entry.id, let other = readRecord(folder: folder, id: id), other.entry.isSameVariant(as: entry) else { continue }
+            remove(folder: folder, id: id)
+        }
+        let total = bytes.withLock { bytes -> Int in
+            bytes += entry.bodyLength + headSize
+            return bytes
+        }
+        if total > byteLimit { trim(keeping: entry.id) }
+        return true
+    }
+
+    /// Measures the folder and removes the least recently used entries until it fits.
+    private func trim(keeping id: String) {
+        var files = Self.files(in: directory)
+        var total = files.reduce(0) { $0 + $1.size }
+        files.sort { $0.lastUse < $1.lastUse }
+        for file in files where total > byteLimit && file.id != id {
+            remove(folder: file.folder, id: file.id)
+            total -= file.size
+        }
+        bytes.withLock { $0 = max(0, total) }
+    }
+
+    /// Removes an entry's files, the head first so that no reader finds a head without a body.
+    func remove(folder: URL, id: String) {
+        let manager = FileManager.default
+        let head = folder.appendingPathComponent(id + Self.headSuffix)
+        let body = folder.appendingPathComponent(id + Self.bodySuffix)
+        let size = Self.size(of: head) + Self.size(of: body)
+        try? manager.removeItem(at: head)
+        try? manager.removeItem(at: body)
+        bytes.withLock { $0 = max(0, $0 - size) }
+    }
+
+    /// The folder of a key's entries: its hash, so that any key makes a valid name.
+    func folder(for key: String) -> URL {
+        var checksum = Checksum()
+        checksum.add(Data(key.utf8))
+        return directory.appendingPathComponent(String(checksum.value, radix: 16))
+    }
+}
