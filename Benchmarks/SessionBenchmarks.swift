@@ -35,6 +35,7 @@ struct SessionBenchmarks {
         if wanted("session in-memory") {
             rows += try await inMemoryRows()
         }
+        rows += try await CacheBenchmarks(measure: measure).run(wanted: wanted)
         if wanted("session loopback") {
             rows.append(try await loopback(inFlight: 16))
             rows.append(try await loopback(inFlight: 64))

@@ -51,28 +51,37 @@ package struct CacheControl: Sendable, Equatable {
     ///
     /// - Parameter headers: A request's or a response's fields.
     package init(_ headers: HTTPHeaders) {
-        var contradicted = false
         for header in headers where HTTPHeaders.namesMatch(header.name, "Cache-Control") {
-            for (name, argument) in Self.directives(header.value) {
-                switch name {
-                case "max-age":
-                    let value = Self.seconds(argument) ?? 0
-                    // Two different max-age values: the response is stale (§4.2.1), however many follow.
-                    if let earlier = maxAge, earlier != value { contradicted = true }
-                    maxAge = contradicted ? 0 : value
-                case "no-cache": noCache = true
-                case "no-store": noStore = true
-                case "private": if argument == nil { isPrivate = true }
-                case "public": isPublic = true
-                case "must-revalidate": mustRevalidate = true
-                case "immutable": immutable = true
-                case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(argument)
-                case "stale-if-error": staleIfError = Self.seconds(argument)
-                case "max-stale": maxStale = argument == nil ? Int.max : (Self.seconds(argument) ?? 0)
-                case "min-fresh": minFresh = Self.seconds(argument) ?? 0
-                case "only-if-cached": onlyIfCached = true
-                default: break
-                }
+            read(header.value)
+        }
+    }
+
+    /// Whether two different `max-age` values were read: the response stays stale (§4.2.1),
+    /// however many follow.
+    private var maxAgeContradicted = false
+
+    /// Adds the directives of one `Cache-Control` field value, after those read so far.
+    ///
+    /// - Parameter value: The field's value.
+    package mutating func read(_ value: String) {
+        Self.forEachDirective(value) { name, argument in
+            switch name {
+            case "max-age":
+                let value = Self.seconds(argument) ?? 0
+                if let earlier = maxAge, earlier != value { maxAgeContradicted = true }
+                maxAge = maxAgeContradicted ? 0 : value
+            case "no-cache": noCache = true
+            case "no-store": noStore = true
+            case "private": if argument == nil { isPrivate = true }
+            case "public": isPublic = true
+            case "must-revalidate": mustRevalidate = true
+            case "immutable": immutable = true
+            case "stale-while-revalidate": staleWhileRevalidate = Self.seconds(argument)
+            case "stale-if-error": staleIfError = Self.seconds(argument)
+            case "max-stale": maxStale = argument == nil ? Int.max : (Self.seconds(argument) ?? 0)
+            case "min-fresh": minFresh = Self.seconds(argument) ?? 0
+            case "only-if-cached": onlyIfCached = true
+            default: break
             }
         }
     }
@@ -81,46 +90,59 @@ package struct CacheControl: Sendable, Equatable {
     /// unquoted; empty members (`a,,b`) are skipped.
     package static func directives(_ value: String) -> [(name: String, argument: String?)] {
         var result: [(String, String?)] = []
-        let bytes = Array(value.utf8)
-        var index = 0
-        func skipSpace() {
-            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
-        }
-        while index < bytes.count {
-            skipSpace()
-            let nameStart = index
-            while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "="),
-                  bytes[index] != 0x20, bytes[index] != 0x09 {
-                index += 1
-            }
-            let name = String(decoding: bytes[nameStart..<index].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-            skipSpace()
-            var argument: String?
-            if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
-                index += 1
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                    index += 1
-                    var text: [UInt8] = []
-                    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                        if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count { index += 1 }
-                        text.append(bytes[index])
-                        index += 1
-                    }
-                    index += 1
-                    argument = String(decoding: text, as: UTF8.self)
-                } else {
-                    let start = index
-                    while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
-                    argument = String(decoding: bytes[start..<index], as: UTF8.self)
-                }
-            }
-            // Whatever follows up to the next comma does not belong to a well-formed member.
-            while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
-            index += 1
-            if !name.isEmpty { result.append((name, argument)) }
-        }
+        forEachDirective(value) { result.append(($0, $1)) }
         return result
+    }
+
+    /// Calls `body` with each `name[=argument]` pair of one field value, in order: what
+    /// ``directives(_:)`` returns, without building the list.
+    package static func forEachDirective(_ value: String, _ body: (String, String?) -> Void) {
+        var value = value
+        value.withUTF8 { bytes in
+            var index = 0
+            func skipSpace() {
+                while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+            }
+            while index < bytes.count {
+                skipSpace()
+                let nameStart = index
+                var hasUpper = false
+                while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "="),
+                      bytes[index] != 0x20, bytes[index] != 0x09 {
+                    if bytes[index] >= 0x41 && bytes[index] <= 0x5A { hasUpper = true }
+                    index += 1
+                }
+                let nameBytes = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
+                let name = hasUpper
+                    ? String(decoding: nameBytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                    : String(decoding: nameBytes, as: UTF8.self)
+                skipSpace()
+                var argument: String?
+                if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
+                    index += 1
+                    skipSpace()
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                        index += 1
+                        var text: [UInt8] = []
+                        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                            if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count { index += 1 }
+                            text.append(bytes[index])
+                            index += 1
+                        }
+                        index += 1
+                        argument = String(decoding: text, as: UTF8.self)
+                    } else {
+                        let start = index
+                        while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
+                        argument = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    }
+                }
+                // Whatever follows up to the next comma does not belong to a well-formed member.
+                while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
+                index += 1
+                if !name.isEmpty { body(name, argument) }
+            }
+        }
     }
 
     /// delta-seconds (RFC 9111 §1.2.2): digits only, at most 2³¹; `nil` when not digits.

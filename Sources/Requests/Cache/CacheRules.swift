@@ -21,18 +21,41 @@ enum CacheRules {
     /// hop-by-hop fields), lowercased.
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer", "proxy-authenticate", "proxy-authorization"]
 
-    /// Request fields that make a request conditional or partial: such a request is the
-    /// caller's own validation, passed through untouched.
-    static let conditionalFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
-
-    /// The request's directives: its `Cache-Control`, or `Pragma: no-cache` without one (§5.4).
-    static func requestControl(_ headers: HTTPHeaders) -> CacheControl {
-        var control = CacheControl(headers)
-        if headers.value(for: "Cache-Control") == nil,
-           headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") }) {
-            control.noCache = true
+    /// What the cache reads of a request's fields, in one pass: its directives (its
+    /// `Cache-Control`, or `Pragma: no-cache` without one, §5.4), and whether it is conditional or
+    /// partial (`If-None-Match`, `If-Modified-Since`, `If-Match`, `If-Unmodified-Since`,
+    /// `If-Range`, `Range`): such a request is the caller's own validation, passed through.
+    static func inspect(_ headers: HTTPHeaders) -> (control: CacheControl, isConditional: Bool) {
+        var control = CacheControl()
+        var hasCacheControl = false
+        var pragmaNoCache = false
+        var conditional = false
+        for header in headers {
+            let name = header.name
+            // The length and first letter first: most fields are none of these, and are passed
+            // over at once.
+            guard let first = name.utf8.first.map({ $0 | 0x20 }),
+                  first == UInt8(ascii: "c") || first == UInt8(ascii: "i") || first == UInt8(ascii: "p") || first == UInt8(ascii: "r")
+            else { continue }
+            switch name.utf8.count {
+            case 13:
+                if HTTPHeaders.namesMatch(name, "Cache-Control") {
+                    hasCacheControl = true
+                    control.read(header.value)
+                } else if HTTPHeaders.namesMatch(name, "If-None-Match") {
+                    conditional = true
+                }
+            case 6:
+                if HTTPHeaders.namesMatch(name, "Pragma"), header.value.lowercased().contains("no-cache") { pragmaNoCache = true }
+            case 17: if HTTPHeaders.namesMatch(name, "If-Modified-Since") { conditional = true }
+            case 8: if HTTPHeaders.namesMatch(name, "If-Match") || HTTPHeaders.namesMatch(name, "If-Range") { conditional = true }
+            case 19: if HTTPHeaders.namesMatch(name, "If-Unmodified-Since") { conditional = true }
+            case 5: if HTTPHeaders.namesMatch(name, "Range") { conditional = true }
+            default: break
+            }
         }
-        return control
+        if !hasCacheControl, pragmaNoCache { control.noCache = true }
+        return (control, conditional)
     }
 
     /// The lowercased field names a response's `Vary` lists; `["*"]` for `Vary: *`.
@@ -71,9 +94,20 @@ enum CacheRules {
     /// cacheable by default (or `public`, `private`).
     static func isStorable(status: Int, headers: HTTPHeaders, requestControl: CacheControl) -> Bool {
         guard status >= 200, status != 206, status != 304, !requestControl.noStore else { return false }
-        let control = CacheControl(headers)
-        guard !control.noStore, !varyNames(headers).contains("*") else { return false }
-        return control.maxAge != nil || headers.value(for: "Expires") != nil || control.isPublic || control.isPrivate
+        // One pass over the fields: most responses have none of these three.
+        var control = CacheControl()
+        var expires = false
+        for header in headers {
+            switch header.name.utf8.count {
+            case 13 where HTTPHeaders.namesMatch(header.name, "Cache-Control"): control.read(header.value)
+            case 7 where HTTPHeaders.namesMatch(header.name, "Expires"): expires = true
+            case 4 where HTTPHeaders.namesMatch(header.name, "Vary"):
+                if header.value.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*" }) { return false }
+            default: break
+            }
+        }
+        guard !control.noStore else { return false }
+        return control.maxAge != nil || expires || control.isPublic || control.isPrivate
             || Freshness.heuristicallyCacheable.contains(status)
     }
 

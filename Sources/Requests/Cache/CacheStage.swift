@@ -17,13 +17,16 @@ struct CacheStage: Interceptor {
         guard method == .get || method == .head else {
             return try await passing(request, next: next)
         }
-        let headers = request.headers
-        guard request.options.cachePolicy != .disabled,
-              !CacheRules.conditionalFields.contains(where: { headers.value(for: $0) != nil }) else {
+        let policy = request.options.cachePolicy
+        guard policy != .disabled else {
+            return try await next(request)
+        }
+        let (control, isConditional) = CacheRules.inspect(request.headers)
+        guard !isConditional else {
             // The caller's own conditional or partial request is theirs to handle.
             return try await next(request)
         }
-        return try await lookUp(request, next: next)
+        return try await lookUp(request, control: control, policy: policy, next: next)
     }
 
     /// A request the cache does not answer; after an unsafe method succeeded, the responses it
@@ -54,10 +57,8 @@ struct CacheStage: Interceptor {
     /// Answers from the cache when a stored response may be used; otherwise goes to the network,
     /// one request per key at a time for misses and validations (later ones wait for it, then
     /// look again).
-    private func lookUp(_ request: OutgoingRequest, next: Next) async throws -> Response {
+    private func lookUp(_ request: OutgoingRequest, control: CacheControl, policy: CachePolicy, next: Next) async throws -> Response {
         let key = HTTPCache.key(for: request.url)
-        let control = CacheRules.requestControl(request.headers)
-        let policy = request.options.cachePolicy
         var waited = false
         while true {
             let start = ContinuousClock.now
@@ -88,28 +89,28 @@ struct CacheStage: Interceptor {
                 return response
             }
             guard !waited else {
-                return try await fetch(request, key: key, stored: stored, control: control, next: next, flight: nil)
+                return try await fetch(request, key: key, stored: stored, control: control, next: next, leads: false)
             }
-            let (flight, leads) = cache.join(key)
-            guard leads else {
+            if let flight = cache.join(key) {
                 await flight.wait()
                 try Task.checkCancellation()
                 waited = true
                 continue
             }
-            return try await fetch(request, key: key, stored: stored, control: control, next: next, flight: flight)
+            return try await fetch(request, key: key, stored: stored, control: control, next: next, leads: true)
         }
     }
 
     /// One network request for a key: a validation when there is a stored response, else a plain
     /// one. Stores what may be stored, merges a 304 into the stored response, and serves the stale
-    /// one when the origin failed and `stale-if-error` allows it. Lands `flight` when the response
-    /// is in (a collected body stored; a stream's head, its body filling the entry as it is read).
+    /// one when the origin failed and `stale-if-error` allows it. When it `leads`, it lands the
+    /// key's flight when the response is in (a collected body stored; a stream's head, its body
+    /// filling the entry as it is read).
     func fetch(
-        _ request: OutgoingRequest, key: String, stored: CacheEntry?, control: CacheControl, next: Next, flight: Flight?
+        _ request: OutgoingRequest, key: String, stored: CacheEntry?, control: CacheControl, next: Next, leads: Bool
     ) async throws -> Response {
         defer {
-            if let flight { cache.land(flight, key: key) }
+            if leads { cache.land(key) }
         }
         let start = ContinuousClock.now
         var sent = request
@@ -144,7 +145,7 @@ struct CacheStage: Interceptor {
                 return answer
             }
             // The stored body went while the 304 was on its way: ask again, unconditionally.
-            return try await fetch(request, key: key, stored: nil, control: control, next: next, flight: nil)
+            return try await fetch(request, key: key, stored: nil, control: control, next: next, leads: false)
         }
         if let stored, response.statusCode >= 500, CacheRules.mayServeOnError(stored, requestControl: control, now: responseTime),
            let answer = await answer(with: stored, for: request, status: .staleHit, start: start, next: next) {
@@ -183,7 +184,7 @@ struct CacheStage: Interceptor {
         if request.method == .head {
             response = Response(request: request, head: head, data: Data(), start: start, duration: .now - start)
         } else if next.chain.mode == .collect {
-            guard let data = await storedData(of: entry) else { return nil }
+            guard let data = await cache.storage.data(of: entry) else { return nil }
             response = Response(request: request, head: head, data: data, start: start, duration: .now - start)
         } else {
             guard let body = await cache.storage.body(of: entry) else { return nil }
@@ -193,20 +194,6 @@ struct CacheStage: Interceptor {
         response.cacheStatus = status
         next.chain.reportCacheAnswer(response)
         return response
-    }
-
-    /// A stored body whole, checked against the entry's length; `nil` when it cannot be read.
-    private func storedData(of entry: CacheEntry) async -> Data? {
-        if let memory = cache.storage as? MemoryCacheStorage {
-            return memory.data(of: entry)
-        }
-        guard let body = await cache.storage.body(of: entry) else { return nil }
-        var data = body.takeWhole()
-        if data == nil {
-            data = try? await body.collect(upTo: max(entry.bodyLength, 0))
-        }
-        guard let data, data.count == entry.bodyLength else { return nil }
-        return data
     }
 
     /// The answer to `only-if-cached` when nothing stored may be used (RFC 9111 §5.2.1.7).
@@ -229,7 +216,7 @@ struct CacheStage: Interceptor {
         Task {
             defer { stage.cache.releaseBackground(key) }
             _ = try? await Race.run(deadline: limit) {
-                try await stage.fetch(request, key: key, stored: entry, control: control, next: InterceptorNext(chain: chain, index: 0), flight: nil)
+                try await stage.fetch(request, key: key, stored: entry, control: control, next: InterceptorNext(chain: chain, index: 0), leads: false)
             }
         }
     }

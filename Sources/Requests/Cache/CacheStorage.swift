@@ -22,6 +22,12 @@ public protocol CacheStorage: Sendable {
     /// - Returns: The body, or `nil` when the entry is gone or its body is damaged.
     func body(of entry: CacheEntry) async -> ResponseBody?
 
+    /// The body of a stored entry whole, for a response read into memory.
+    ///
+    /// - Parameter entry: An entry ``entries(for:)`` returned.
+    /// - Returns: The body, or `nil` when it is gone, damaged, or not ``CacheEntry/bodyLength`` long.
+    func data(of entry: CacheEntry) async -> Data?
+
     /// Starts storing a response: its body goes to the writer chunk by chunk and becomes visible
     /// only when the writer commits, replacing the entries of the same variant.
     ///
@@ -43,6 +49,22 @@ public protocol CacheStorage: Sendable {
 
     /// Removes every entry.
     func removeAll() async
+}
+
+extension CacheStorage {
+    /// Reads ``body(of:)`` whole and checks its length against the entry's.
+    ///
+    /// - Parameter entry: An entry ``entries(for:)`` returned.
+    /// - Returns: The body, or `nil` when it cannot be read whole.
+    public func data(of entry: CacheEntry) async -> Data? {
+        guard let body = await body(of: entry) else { return nil }
+        var data = body.takeWhole()
+        if data == nil {
+            data = try? await body.collect(upTo: max(entry.bodyLength, 0))
+        }
+        guard let data, data.count == entry.bodyLength else { return nil }
+        return data
+    }
 }
 
 // MARK: - CacheEntryWriter

@@ -25,10 +25,11 @@ public final class HTTPCache: Sendable {
     public let storage: any CacheStorage
     /// The present, for freshness; the system clock unless given.
     let now: @Sendable () -> Date
-    /// The network requests filling or validating an entry, by key: later requests for the key
-    /// wait for them. Invariant: a flight is in the table from its start until it lands, and
-    /// landing opens it, so no waiter is left behind.
-    private let flights = Guarded<[String: Flight]>([:])
+    /// The network requests filling or validating an entry, by key, each with the ``Flight``
+    /// later requests for the key wait on (made only when one comes to wait). Invariant: a key is
+    /// in the table from its leader's start until the leader lands, one leader at a time, and
+    /// landing opens the flight, so no waiter is left behind.
+    private let flights = Guarded<[String: Flight?]>([:])
     /// The keys being revalidated in the background (`stale-while-revalidate`), one at a time.
     private let backgroundKeys = Guarded<Set<String>>([])
 
@@ -58,29 +59,31 @@ public final class HTTPCache: Sendable {
     /// The primary key of a request to `url`: its text without a fragment.
     static func key(for url: URL) -> String {
         let text = url.absoluteString
-        guard let hash = text.firstIndex(of: "#") else { return text }
+        guard url.fragment != nil, let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
         return String(text[..<hash])
     }
 
     // MARK: Flights
 
-    /// Joins the flight for `key`: the new flight to lead when there was none, or the one under
-    /// way to wait for.
-    func join(_ key: String) -> (flight: Flight, leads: Bool) {
+    /// Joins the network request for `key`: `nil` when there was none, and the caller now leads
+    /// one (and must ``land(_:)`` it); otherwise the flight to wait on.
+    func join(_ key: String) -> Flight? {
         flights.withLock { flights in
-            if let flight = flights[key] { return (flight, false) }
+            guard let slot = flights[key] else {
+                flights[key] = .some(nil)
+                return nil
+            }
+            if let flight = slot { return flight }
             let flight = Flight()
             flights[key] = flight
-            return (flight, true)
+            return flight
         }
     }
 
-    /// Ends a flight: it leaves the table and its waiters wake.
-    func land(_ flight: Flight, key: String) {
-        flights.withLock { flights in
-            if flights[key] === flight { flights[key] = nil }
-        }
-        flight.open()
+    /// Ends the network request the caller leads for `key`: its waiters wake.
+    func land(_ key: String) {
+        let flight = flights.withLock { $0.removeValue(forKey: key) }
+        flight??.open()
     }
 
     /// Claims the background revalidation of `key`; `false` while one is under way.

@@ -61,11 +61,18 @@ public final class MemoryCacheStorage: CacheStorage {
     /// - Parameter entry: The entry.
     /// - Returns: The body, or `nil` once the entry is gone.
     public func body(of entry: CacheEntry) async -> ResponseBody? {
-        data(of: entry).map(ResponseBody.init)
+        storedData(of: entry).map(ResponseBody.init)
     }
 
-    /// The body of an entry as one value, marking it used.
-    func data(of entry: CacheEntry) -> Data? {
+    /// The body of an entry whole, marking it used.
+    ///
+    /// - Parameter entry: The entry.
+    /// - Returns: The body, or `nil` once the entry is gone.
+    public func data(of entry: CacheEntry) async -> Data? {
+        storedData(of: entry)
+    }
+
+    private func storedData(of entry: CacheEntry) -> Data? {
         state.withLock { state in
             guard let index = state.slots[entry.key]?.firstIndex(where: { $0.entry.id == entry.id }) else { return nil }
             state.clock += 1
