@@ -17,6 +17,8 @@ struct EntryDraft: Sendable {
     let startedDateTime: String
     /// `operation <name>` when the request named its operation.
     let comment: String?
+    /// The stored response the session's cache validates with this request.
+    let cacheBefore: HAR.CacheState?
 
     init(request: OutgoingRequest, started: Date, redaction: Redaction) {
         method = request.method.rawValue
@@ -30,6 +32,9 @@ struct EntryDraft: Sendable {
         contentType = fields["Content-Type"] ?? ""
         startedDateTime = Self.timestamp(started)
         comment = request.options.operationName.map { "operation " + $0 }
+        cacheBefore = request.options[StoredResponseStateOption.self].map { state in
+            HAR.CacheState(expires: Self.timestamp(state.expires), lastAccess: Self.timestamp(state.lastAccess), eTag: state.eTag)
+        }
         self.redaction = redaction
     }
 
@@ -61,8 +66,21 @@ struct EntryDraft: Sendable {
         let whole = Self.milliseconds(total)
         return HAR.Entry(
             startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: version), response: response,
-            timings: HAR.Timings(wait: waited, receive: max(0, whole - waited)), comment: comment
+            cache: HAR.Cache(beforeRequest: cacheBefore), timings: HAR.Timings(wait: waited, receive: max(0, whole - waited)), comment: comment
         )
+    }
+
+    /// The entry of an answer the session's cache made, with no exchange: the stored response
+    /// as it answered, its age and `ETag` as the state before the request.
+    func answeredFromCache(_ response: Requests.Response) -> HAR.Entry {
+        var entry = finished(sent: Data(), head: response.head, received: response.data, ending: nil, decoded: false,
+                             wait: .zero, total: response.duration)
+        let age = response.headers["Age"].flatMap { Double($0) } ?? 0
+        entry.cache.beforeRequest = HAR.CacheState(
+            expires: nil, lastAccess: Self.timestamp(Date().addingTimeInterval(-age)), eTag: response.headers["ETag"] ?? ""
+        )
+        entry.fromCache = response.cacheStatus?.description ?? "hit"
+        return entry
     }
 
     /// The entry of an exchange that failed before its head, as the session saw the failure.
@@ -75,7 +93,7 @@ struct EntryDraft: Sendable {
         let whole = Self.milliseconds(total)
         return HAR.Entry(
             startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: "HTTP/1.1"), response: response,
-            timings: HAR.Timings(wait: whole, receive: 0), comment: comment
+            cache: HAR.Cache(beforeRequest: cacheBefore), timings: HAR.Timings(wait: whole, receive: 0), comment: comment
         )
     }
 

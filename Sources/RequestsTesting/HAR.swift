@@ -65,13 +65,22 @@ public struct HAR: Codable, Sendable, Equatable {
         public var request: Request
         /// The response; status 0 with ``Response/error`` when the exchange failed before one.
         public var response: Response
-        /// Caching details; always empty here, and ignored when read.
+        /// Caching details: the stored response a validation or an answer from the cache used.
         public var cache = Cache()
         /// How long each part took.
         public var timings: Timings
         /// The operation's name (``/Requests/RequestOptions/operationName``), when the request
         /// had one: `operation getUser`.
         public var comment: String?
+        /// Set when the session's cache answered and nothing went to the network: `hit`,
+        /// `stale hit` or `revalidated` (this package's own field, `_fromCache`, as browsers
+        /// write it). ``ReplayTransport`` never answers with such an entry.
+        public var fromCache: String?
+
+        enum CodingKeys: String, CodingKey {
+            case startedDateTime, time, request, response, cache, timings, comment
+            case fromCache = "_fromCache"
+        }
     }
 
     /// A request as sent.
@@ -168,25 +177,79 @@ public struct HAR: Codable, Sendable, Equatable {
         }
     }
 
-    /// Caching details: written empty, and whatever a file from elsewhere holds is ignored.
+    /// Caching details: the state of the stored response before the exchange, when the
+    /// session's ``/Requests/HTTPCache`` validated one or answered from one; empty otherwise.
     public struct Cache: Codable, Sendable, Equatable {
-        /// An empty object.
-        public init() {}
+        /// The stored response before the request; `nil` when none was involved.
+        public var beforeRequest: CacheState?
+        /// The stored response after the request; `nil` when not known.
+        public var afterRequest: CacheState?
 
-        /// Reads any object, keeping nothing.
+        /// Caching details.
         ///
-        /// - Parameter decoder: The decoder.
-        public init(from decoder: any Decoder) throws {}
-
-        /// Writes `{}`.
-        ///
-        /// - Parameter encoder: The encoder.
-        /// - Throws: The encoder's error.
-        public func encode(to encoder: any Encoder) throws {
-            _ = encoder.container(keyedBy: NoKeys.self)
+        /// - Parameters:
+        ///   - beforeRequest: The stored response before the request.
+        ///   - afterRequest: The stored response after it.
+        public init(beforeRequest: CacheState? = nil, afterRequest: CacheState? = nil) {
+            self.beforeRequest = beforeRequest
+            self.afterRequest = afterRequest
         }
 
-        private enum NoKeys: CodingKey {}
+        /// Reads what it can: a member another tool wrote in another shape is left out.
+        ///
+        /// - Parameter decoder: The decoder.
+        /// - Throws: Never for a member's shape; the decoder's error when this is not an object.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            beforeRequest = (try? container.decodeIfPresent(CacheState.self, forKey: .beforeRequest)) ?? nil
+            afterRequest = (try? container.decodeIfPresent(CacheState.self, forKey: .afterRequest)) ?? nil
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case beforeRequest, afterRequest
+        }
+    }
+
+    /// The state of a stored response (HAR's `beforeRequest` and `afterRequest`).
+    public struct CacheState: Codable, Sendable, Equatable {
+        /// When it stops being fresh, in ISO 8601.
+        public var expires: String?
+        /// When it arrived or was last validated, in ISO 8601.
+        public var lastAccess: String
+        /// Its `ETag`, or empty.
+        public var eTag: String
+        /// How often it answered; 0 where not counted.
+        public var hitCount: Int
+
+        /// A stored response's state.
+        ///
+        /// - Parameters:
+        ///   - expires: When it stops being fresh.
+        ///   - lastAccess: When it arrived or was last validated.
+        ///   - eTag: Its `ETag`.
+        ///   - hitCount: How often it answered.
+        public init(expires: String?, lastAccess: String, eTag: String, hitCount: Int = 0) {
+            self.expires = expires
+            self.lastAccess = lastAccess
+            self.eTag = eTag
+            self.hitCount = hitCount
+        }
+
+        /// Reads a state, a missing member read as empty (or 0).
+        ///
+        /// - Parameter decoder: The decoder.
+        /// - Throws: The decoder's error when a member has the wrong type.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            expires = try container.decodeIfPresent(String.self, forKey: .expires)
+            lastAccess = try container.decodeIfPresent(String.self, forKey: .lastAccess) ?? ""
+            eTag = try container.decodeIfPresent(String.self, forKey: .eTag) ?? ""
+            hitCount = try container.decodeIfPresent(Int.self, forKey: .hitCount) ?? 0
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case expires, lastAccess, eTag, hitCount
+        }
     }
 
     /// How long the parts of an exchange took, in milliseconds; -1 where not known.

@@ -35,8 +35,8 @@ public final class RecordingTransport: Transport {
 
     private let inner: any Transport
     private let file: URL?
-    private let redaction: Redaction
-    private let log = Guarded<(next: Int, entries: [Int: HAR.Entry])>((0, [:]))
+    fileprivate let redaction: Redaction
+    fileprivate let log = Guarded<(next: Int, entries: [Int: HAR.Entry])>((0, [:]))
 
     /// Records what `transport` sends and receives.
     ///
@@ -142,6 +142,26 @@ public final class RecordingTransport: Transport {
                 log.withLock { $0.entries[number] = failed }
             }
             throw error
+        }
+    }
+}
+
+// MARK: - RecordingTransport + EventMonitor
+
+extension RecordingTransport: EventMonitor {
+    /// Records an answer the session's ``/Requests/HTTPCache`` made without the network, as an
+    /// entry with `_fromCache` and the stored response's state; pass the recorder as one of the
+    /// session's monitors too to have them (`Session(transport: recorder, monitors: [recorder], cache: …)`).
+    ///
+    /// - Parameters:
+    ///   - response: The cache's answer.
+    ///   - attempt: Unused.
+    public func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
+        let started = Date().addingTimeInterval(-EntryDraft.milliseconds(response.duration) / 1000)
+        let entry = EntryDraft(request: response.outgoingRequest, started: started, redaction: redaction).answeredFromCache(response)
+        log.withLock { log in
+            log.entries[log.next] = entry
+            log.next += 1
         }
     }
 }

@@ -46,10 +46,12 @@ public final class ReplayTransport: Transport {
     ///   - mode: How closely requests must match; ``Mode/strict`` by default.
     ///   - matchingBody: Whether the body must match too; `false` by default.
     public init(_ har: HAR, mode: Mode = .strict, matchingBody: Bool = false) {
-        self.entries = har.log.entries
+        // What a cache answered never reached the network, so it is never a network answer.
+        let entries = har.log.entries.filter { $0.fromCache == nil }
+        self.entries = entries
         self.mode = mode
         self.matchingBody = matchingBody
-        used.withLock { $0 = Array(repeating: 0, count: har.log.entries.count) }
+        used.withLock { $0 = Array(repeating: 0, count: entries.count) }
     }
 
     /// Replays an archive file.

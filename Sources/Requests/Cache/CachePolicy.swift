@@ -68,3 +68,27 @@ extension RequestOptions {
 enum CachePolicyOption: RequestOptionKey {
     static let defaultValue = CachePolicy.useProtocol
 }
+
+// MARK: - StoredResponseState
+
+/// What a cache held for a request before a trip that validates it, for recorders (HAR's
+/// `cache.beforeRequest`): set by the cache on the request it sends.
+package struct StoredResponseState: Sendable, Equatable {
+    /// When the stored response stops being fresh.
+    package let expires: Date
+    /// When the stored response arrived or was last validated.
+    package let lastAccess: Date
+    /// Its `ETag`, or empty.
+    package let eTag: String
+
+    package init(_ entry: CacheEntry) {
+        let freshness = Freshness(status: entry.statusCode, headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
+        expires = entry.responseTime.addingTimeInterval(freshness.lifetime - freshness.initialAge)
+        lastAccess = entry.responseTime
+        eTag = entry.headers.value(for: "ETag") ?? ""
+    }
+}
+
+package enum StoredResponseStateOption: RequestOptionKey {
+    package static let defaultValue: StoredResponseState? = nil
+}

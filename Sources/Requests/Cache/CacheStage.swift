@@ -115,6 +115,7 @@ struct CacheStage: Interceptor {
         let start = ContinuousClock.now
         var sent = request
         if let stored {
+            sent.options[StoredResponseStateOption.self] = StoredResponseState(stored)
             if let tag = stored.headers.value(for: "ETag") {
                 sent.headers.update(name: "If-None-Match", value: tag)
             }
