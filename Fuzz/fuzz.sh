@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build-fuzz
-targets=(escape query json plist multipart headers form lines sse)
+targets=(escape query json plist multipart headers form lines sse cache)
 
 build() {
     mkdir -p "$out"

@@ -17,6 +17,7 @@ let fuzzTargets: [String: FuzzTarget] = [
     "form": fuzzFormEncoder,
     "lines": fuzzLines,
     "sse": fuzzServerSentEvents,
+    "cache": fuzzCache,
 ]
 
 nonisolated(unsafe) let selectedTarget: FuzzTarget = {
