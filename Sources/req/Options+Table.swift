@@ -74,6 +74,10 @@ extension Options {
             options.authType = type
         },
         Spec(names: ["--bearer"], value: "TOKEN", help: "send Authorization: Bearer TOKEN (--auth-type bearer --auth TOKEN)") { $0.bearer = $1 },
+        Spec(names: ["--cache"], value: "DIR", help: "keep responses in DIR as an HTTP cache (RFC 9111): a fresh one answers without the network, a stale one is validated") { options, value in
+            guard !value.isEmpty else { throw UsageError("--cache takes a folder") }
+            options.cache = value
+        },
         Spec(names: ["--retry"], value: "N", help: "retry failed idempotent requests up to N times") { options, value in
             guard let count = Int(value), count >= 0 else { throw UsageError("--retry takes a count, not \"\(value)\"") }
             options.retries = count

@@ -53,6 +53,8 @@ struct Options {
     var auth: String?
     var bearer: String?
     var retries = 0
+    /// `--cache DIR`: an RFC 9111 cache on disk in this folder.
+    var cache: String?
     var follow = false
     var maxRedirects = 30
     var download = false

@@ -165,13 +165,22 @@ enum Req {
                 ? try DigestAuthentication(username: username, password: password, scope: .origins([origin]))
                 : try BasicAuthentication(username: username, password: password, scope: .origins([origin])))
         }
+        var cache: HTTPCache?
+        if let folder = options.cache {
+            do {
+                cache = HTTPCache(storage: try DiskCacheStorage(directory: URL(fileURLWithPath: folder)))
+            } catch {
+                throw UsageError("--cache \(folder): the folder cannot be made: \(error.localizedDescription)")
+            }
+        }
         return Session(
             transport: transport,
             timeout: options.timeout.map { .milliseconds(Int64($0 * 1000)) },
             interceptors: interceptors,
             monitors: monitors,
             redirectPolicy: options.follow ? .follow(max: options.maxRedirects) : .doNotFollow,
-            cookies: cookies
+            cookies: cookies,
+            cache: cache
         )
     }
 }
