@@ -119,7 +119,10 @@ enum CacheRules {
         let remaining = freshness.lifetime - age
         switch policy {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
-            return remaining > 0 ? .fresh : .stale
+            if remaining > 0 { return .fresh }
+            // The caller accepts stale; the origin's must-revalidate and no-cache still forbid it
+            // (§5.2.2.2, §5.2.2.4): validate, or 504 when the network may not be used.
+            return response.mustRevalidate || response.noCache ? .validate : .stale
         case .revalidate:
             return .validate
         case .useProtocol, .reloadIgnoringCacheData, .disabled:

@@ -102,6 +102,14 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url, policy: .returnCacheDataDontLoad), cache: .staleHit, body: "one", "stale, don't load")
             try expectReceived(try await f.received(url), 1, "the stale-accepting policies")
         },
+        Case("§5.2.2.2 must-revalidate holds under the stale-accepting policies: validated, or 504 without the network") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=1, must-revalidate", "ETag": "\"a\""], body: "one"), f.answer(304, ["ETag": "\"a\""])])
+            _ = try await f.send(url)
+            f.clock.advance(10)
+            try expectAnswer(try await f.send(url, policy: .returnCacheDataDontLoad), status: 504, cache: .miss, "stale, must-revalidate, don't load")
+            try expectAnswer(try await f.send(url, policy: .returnCacheDataElseLoad), cache: .revalidated, body: "one", "stale, must-revalidate, else load")
+        },
         Case("CachePolicy.disabled neither reads nor writes the cache") { c in
             let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one"), f.answer(200, ["Cache-Control": "max-age=60"], body: "two")])
