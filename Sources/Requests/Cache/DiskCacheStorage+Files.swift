@@ -7,9 +7,14 @@ extension DiskCacheStorage {
     static let bodySuffix = ".body"
     static let temporaryFolder = "tmp"
 
-    /// A new entry's name: unique across processes and stores on the folder.
+    /// A new entry's name: unique across processes and stores on the folder, and later names
+    /// sort after earlier ones (the time in nanoseconds first), so that among entries that
+    /// arrived at the same moment the one stored last is the newest.
     static func newID() -> String {
-        UUID().uuidString.lowercased()
+        let nanoseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
+        let time = String(nanoseconds, radix: 16)
+        let random = UUID().uuidString.lowercased().prefix(8)
+        return String(repeating: "0", count: max(0, 16 - time.count)) + time + "-" + random
     }
 
     /// Reads and decodes an entry's head; `nil` when it is missing or unreadable.

@@ -57,7 +57,7 @@ public final class DiskCacheStorage: CacheStorage {
             }
             if record.entry.key == key { entries.append(record.entry) }
         }
-        return entries.sorted { $0.responseTime > $1.responseTime }
+        return entries.sorted { Self.isOlder($1, than: $0) }
     }
 
     /// The body of an entry, checked against its head's length and checksum; marks it used.
@@ -141,9 +141,12 @@ public final class DiskCacheStorage: CacheStorage {
             try? manager.removeItem(at: folder.appendingPathComponent(entry.id + Self.bodySuffix))
             return false
         }
+        // Only older entries of the variant go: two stores committing the same variant at once
+        // each keep the newer, so one survives, never none.
         for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(Self.headSuffix) {
             let id = String(name.dropLast(Self.headSuffix.count))
-            guard id != entry.id, let other = readRecord(folder: folder, id: id), other.entry.isSameVariant(as: entry) else { continue }
+            guard id != entry.id, let other = readRecord(folder: folder, id: id), other.entry.isSameVariant(as: entry),
+                  Self.isOlder(other.entry, than: entry) else { continue }
             remove(folder: folder, id: id)
         }
         let total = bytes.withLock { bytes -> Int in
@@ -152,6 +155,11 @@ public final class DiskCacheStorage: CacheStorage {
         }
         if total > byteLimit { trim(keeping: entry.id) }
         return true
+    }
+
+    /// A total order of entries by arrival, the name breaking ties.
+    static func isOlder(_ entry: CacheEntry, than other: CacheEntry) -> Bool {
+        (entry.responseTime, entry.id) < (other.responseTime, other.id)
     }
 
     /// Measures the folder and removes the least recently used entries until it fits.

@@ -1,10 +1,12 @@
 import Foundation
 @testable import Requests
 import RequestsTesting
+import TestScheduling
 import Testing
 
 /// The disk store: a restart, damaged files, its size limit, and two stores sharing a folder.
-@Suite struct DiskCacheStorageTests {
+/// It computes checksums over megabytes: behind the timing-sensitive suites.
+@Suite(.backgroundPriority) struct DiskCacheStorageTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("requests-disk-cache-\(UUID().uuidString)")
 
     /// A stub whose `/item/<n>` answers a fresh, numbered body, a new version each time.
@@ -69,7 +71,7 @@ import Testing
     @Test(arguments: ["flipped byte", "truncated body", "missing body", "garbage head", "empty head", "head of another length"])
     func aDamagedEntryIsAMissNeverAWrongBody(damage: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stub = versionedStub(length: { _ in 3 << 20 })
+        let stub = versionedStub(length: { _ in (1 << 20) + 100 })
         let session = try session(stub)
         _ = try await session.request(url(2))
         let files = try entryFiles()
@@ -89,14 +91,14 @@ import Testing
             try Data().write(to: files.head)
         default:
             let text = try String(contentsOf: files.head, encoding: .utf8)
-            try text.replacingOccurrences(of: "\"bodyLength\":\(3 << 20)", with: "\"bodyLength\":\(3 << 20 - 1)").write(to: files.head, atomically: true, encoding: .utf8)
+            try text.replacingOccurrences(of: "\"bodyLength\":\((1 << 20) + 100)", with: "\"bodyLength\":\((1 << 20) + 99)").write(to: files.head, atomically: true, encoding: .utf8)
         }
         let again = try await session.request(url(2))
         #expect(again.cacheStatus == .miss)
-        #expect(again.data == Self.body(item: 2, version: 2, length: 3 << 20))
+        #expect(again.data == Self.body(item: 2, version: 2, length: (1 << 20) + 100))
         let stream = try await session.stream(url(2))
         #expect(stream.head.cacheStatus == .hit)
-        #expect(try await stream.body.collect() == Self.body(item: 2, version: 2, length: 3 << 20))
+        #expect(try await stream.body.collect() == Self.body(item: 2, version: 2, length: (1 << 20) + 100))
     }
 
     @Test func theFolderStaysWithinItsLimitLeastRecentlyUsedFirst() async throws {
@@ -118,12 +120,16 @@ import Testing
         #expect(try await session.request(url(2)).cacheStatus == .miss)
     }
 
+    @Sendable static func sharedLength(_ item: Int) -> Int {
+        item == 4 ? (1 << 20) + 4_096 : 20_000 + item
+    }
+
     @Test func twoSessionsSharingAFolderLoseNothingAndServeNoTornBody() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        // Some bodies stream from disk (over 1 MiB), some are read whole.
-        let stub = versionedStub(length: { item in item % 4 == 0 ? (1 << 20) + 4_096 * item : 30_000 + item })
+        // One body streams from disk (over 1 MiB), the others are read whole.
+        let stub = versionedStub(length: Self.sharedLength)
         let sessions = [try session(stub), try session(stub)]
-        let items = Array(1...16)
+        let items = Array(1...12)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for round in 0..<3 {
                 for item in items {
@@ -134,7 +140,7 @@ import Testing
                             if (round + index + item) % 3 == 0 { options.cachePolicy = .reloadIgnoringCacheData }
                             let response = try await session.request(url(item), options: options)
                             let version = Int(response.headers.value(for: "X-Version") ?? "") ?? -1
-                            let length = item % 4 == 0 ? (1 << 20) + 4_096 * item : 30_000 + item
+                            let length = Self.sharedLength(item)
                             #expect(response.data == Self.body(item: item, version: version, length: length),
                                     "item \(item) version \(version): a body that is not that version's")
                         }
@@ -148,7 +154,7 @@ import Testing
                 let response = try await session.request(url(item))
                 #expect(response.cacheStatus == .hit, "item \(item) was lost")
                 let version = Int(response.headers.value(for: "X-Version") ?? "") ?? -1
-                let length = item % 4 == 0 ? (1 << 20) + 4_096 * item : 30_000 + item
+                let length = Self.sharedLength(item)
                 #expect(response.data == Self.body(item: item, version: version, length: length))
             }
         }
