@@ -15,6 +15,9 @@ import Requests
 ///   `POST` (which invalidates its URI).
 struct CacheBenchmarks {
     let measure: Measure
+    /// With `--profile N`: only this side's requests, N of them, for `perf` (`cache uncacheable`
+    /// with or without ` plain`).
+    var profile: (requests: Int, plain: Bool)?
 
     func run(wanted: (String) -> Bool) async throws -> [Row] {
         var rows: [Row] = []
@@ -78,6 +81,11 @@ struct CacheBenchmarks {
         let post: (Session) async throws -> Void = { session in
             let response = try await session.request("items", method: .post, parameters: parameters, encoding: JSONEncoding.default)
             consume(try response.validate().decode(SessionBenchmarks.Item.self, decoder: decoder))
+        }
+        if let profile {
+            let session = profile.plain ? plain : cached
+            for _ in 0..<profile.requests { try await get(session) }
+            return []
         }
         let getPair = try await measure.paired(async: { try await get(cached) }, baseline: { try await get(plain) })
         let postPair = try await measure.paired(async: { try await post(cached) }, baseline: { try await post(plain) })

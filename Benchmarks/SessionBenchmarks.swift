@@ -35,7 +35,11 @@ struct SessionBenchmarks {
         if wanted("session in-memory") {
             rows += try await inMemoryRows()
         }
-        rows += try await CacheBenchmarks(measure: measure).run(wanted: wanted)
+        var cache = CacheBenchmarks(measure: measure)
+        if profile, let profileRequests, filter?.localizedCaseInsensitiveContains("cache uncacheable") == true {
+            cache.profile = (profileRequests, filter?.localizedCaseInsensitiveContains("plain") == true)
+        }
+        rows += try await cache.run(wanted: { wanted($0) || (cache.profile != nil && $0 == "cache uncacheable") })
         if wanted("session loopback") {
             rows.append(try await loopback(inFlight: 16))
             rows.append(try await loopback(inFlight: 64))

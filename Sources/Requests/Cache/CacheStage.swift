@@ -102,40 +102,54 @@ struct CacheStage: Interceptor {
     }
 
     /// One network request for a key: a validation when there is a stored response, else a plain
-    /// one. Stores what may be stored, merges a 304 into the stored response, and serves the stale
-    /// one when the origin failed and `stale-if-error` allows it. When it `leads`, it lands the
-    /// key's flight when the response is in (a collected body stored; a stream's head, its body
-    /// filling the entry as it is read).
+    /// one whose response is stored when it may be. When it `leads`, it lands the key's flight
+    /// when the response is in (a collected body stored; a stream's head, its body filling the
+    /// entry as it is read).
     func fetch(
         _ request: OutgoingRequest, key: String, stored: CacheEntry?, control: CacheControl, next: Next, leads: Bool
     ) async throws -> Response {
         defer {
             if leads { cache.land(key) }
         }
+        if let stored {
+            return try await validate(stored, request: request, key: key, control: control, next: next)
+        }
+        let requestTime = cache.now()
+        var response = try await next(request)
+        response.cacheStatus = .miss
+        if CacheRules.isStorable(status: response.statusCode, headers: response.headers, requestControl: control) {
+            await store(&response, for: request, key: key, requestTime: requestTime)
+        }
+        return response
+    }
+
+    /// Validates a stored response: a 304 merges into it and the stored body answers; a full
+    /// response replaces it; a failure or a 5xx gets the stale one when `stale-if-error` allows.
+    private func validate(
+        _ stored: CacheEntry, request: OutgoingRequest, key: String, control: CacheControl, next: Next
+    ) async throws -> Response {
         let start = ContinuousClock.now
         var sent = request
-        if let stored {
-            sent.options[StoredResponseStateOption.self] = StoredResponseState(stored)
-            if let tag = stored.headers.value(for: "ETag") {
-                sent.headers.update(name: "If-None-Match", value: tag)
-            }
-            if let modified = stored.headers.value(for: "Last-Modified") {
-                sent.headers.update(name: "If-Modified-Since", value: modified)
-            }
+        sent.options[StoredResponseStateOption.self] = StoredResponseState(stored)
+        if let tag = stored.headers.value(for: "ETag") {
+            sent.headers.update(name: "If-None-Match", value: tag)
+        }
+        if let modified = stored.headers.value(for: "Last-Modified") {
+            sent.headers.update(name: "If-Modified-Since", value: modified)
         }
         let requestTime = cache.now()
         var response: Response
         do {
             response = try await next(sent)
         } catch {
-            if let stored, CacheRules.mayServeOnError(stored, requestControl: control, now: cache.now()),
+            if CacheRules.mayServeOnError(stored, requestControl: control, now: cache.now()),
                let answer = await answer(with: stored, for: request, status: .staleHit, start: start, next: next) {
                 return answer
             }
             throw error
         }
         let responseTime = cache.now()
-        if let stored, response.statusCode == 304 {
+        if response.statusCode == 304 {
             response.body?.cancel()
             var updated = stored
             updated.headers = CacheRules.merged(stored.headers, with: response.headers)
@@ -148,24 +162,29 @@ struct CacheStage: Interceptor {
             // The stored body went while the 304 was on its way: ask again, unconditionally.
             return try await fetch(request, key: key, stored: nil, control: control, next: next, leads: false)
         }
-        if let stored, response.statusCode >= 500, CacheRules.mayServeOnError(stored, requestControl: control, now: responseTime),
+        if response.statusCode >= 500, CacheRules.mayServeOnError(stored, requestControl: control, now: responseTime),
            let answer = await answer(with: stored, for: request, status: .staleHit, start: start, next: next) {
             response.body?.cancel()
             return answer
         }
         response.cacheStatus = .miss
-        guard CacheRules.isStorable(status: response.statusCode, headers: response.headers, requestControl: control) else {
-            return response
+        if CacheRules.isStorable(status: response.statusCode, headers: response.headers, requestControl: control) {
+            await store(&response, for: request, key: key, requestTime: requestTime)
         }
-        let names = CacheRules.varyNames(response.headers)
+        return response
+    }
+
+    /// Stores a response that may be stored: a collected body at once, a stream's as the caller
+    /// reads it (committed only when read whole).
+    private func store(_ response: inout Response, for request: OutgoingRequest, key: String, requestTime: Date) async {
         let entry = CacheEntry(
             key: key, statusCode: response.statusCode, headers: CacheRules.storedFields(response.headers),
-            varyValues: CacheRules.varyValues(names, of: request.headers), requestTime: requestTime, responseTime: responseTime
+            varyValues: CacheRules.varyValues(CacheRules.varyNames(response.headers), of: request.headers),
+            requestTime: requestTime, responseTime: cache.now()
         )
-        guard let writer = await cache.storage.makeWriter(for: entry) else { return response }
+        guard let writer = await cache.storage.makeWriter(for: entry) else { return }
         if let body = response.body {
-            // A stream: the entry fills as the caller reads, and is stored only if read whole.
-            // The flight lands now, so that no one waits on how the caller reads.
+            // The flight lands now, at the head, so that no one waits on how the caller reads.
             let length = response.headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             response.body = ResponseBody(source: CacheFillSource(body: body, writer: writer, expectedLength: length), wrapping: body)
         } else if await writer.write(response.data) {
@@ -173,7 +192,6 @@ struct CacheStage: Interceptor {
         } else {
             await writer.abort()
         }
-        return response
     }
 
     /// A response made from a stored entry, with its current `Age`; `nil` when its body is gone.
