@@ -72,9 +72,10 @@ public struct HAR: Codable, Sendable, Equatable {
         /// The operation's name (``/Requests/RequestOptions/operationName``), when the request
         /// had one: `operation getUser`.
         public var comment: String?
-        /// Set when the session's cache answered and nothing went to the network: `hit`,
-        /// `stale hit` or `revalidated` (this package's own field, `_fromCache`, as browsers
-        /// write it). ``ReplayTransport`` never answers with such an entry.
+        /// Set on an answer the session's cache made: `hit` or `stale hit` (nothing went to the
+        /// network), or `revalidated` (the stored body answered after a 304, which has an entry
+        /// of its own). This package's own field, `_fromCache`, as browsers write it;
+        /// ``ReplayTransport`` never answers with such an entry.
         public var fromCache: String?
 
         enum CodingKeys: String, CodingKey {

@@ -17,9 +17,11 @@ enum CacheRules {
         case validate
     }
 
-    /// Fields a cache does not store or forward from a stored response (RFC 9110 §7.6.1's
-    /// hop-by-hop fields), lowercased.
-    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer", "proxy-authenticate", "proxy-authorization"]
+    /// Fields a cache does not store from a response, lowercased: RFC 9110 §7.6.1's hop-by-hop
+    /// fields, and `Set-Cookie`, which the session's cookie stage applied when the response
+    /// arrived (stored, every answer from the cache would set the cookies again, undoing a
+    /// logout; on disk it would keep them in plain text).
+    static let notStored: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer", "proxy-authenticate", "proxy-authorization", "set-cookie"]
 
     /// What the cache reads of a request's fields, in one pass: its directives (its
     /// `Cache-Control`, or `Pragma: no-cache` without one, §5.4), and whether it is conditional or
@@ -71,9 +73,13 @@ enum CacheRules {
     }
 
     /// A request's values for the fields a response's `Vary` names (§4.1): the field's lines
-    /// joined with `, `, whitespace around each trimmed; `nil` for a field the request lacks.
+    /// joined with `, `, whitespace around each trimmed; `nil` for a field the request lacks. The
+    /// request's credentials are always part of it (``identityKey``).
     static func varyValues(_ names: [String], of request: HTTPHeaders) -> [String: String?] {
         var values: [String: String?] = [:]
+        if let identity = identity(of: request) {
+            values[identityKey] = identity
+        }
         for name in names where name != "*" {
             let lines = request.values(for: name)
             values[name] = lines.isEmpty ? nil : lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
@@ -119,10 +125,12 @@ enum CacheRules {
         let remaining = freshness.lifetime - age
         switch policy {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
+            // The caller accepts any age; no-cache on either side still asks for validation
+            // (§5.2.1.4, §5.2.2.4), and must-revalidate forbids a stale use (§5.2.2.2): validate,
+            // or 504 when the network may not be used.
+            if request.noCache || response.noCache { return .validate }
             if remaining > 0 { return .fresh }
-            // The caller accepts stale; the origin's must-revalidate and no-cache still forbid it
-            // (§5.2.2.2, §5.2.2.4): validate, or 504 when the network may not be used.
-            return response.mustRevalidate || response.noCache ? .validate : .stale
+            return response.mustRevalidate ? .validate : .stale
         case .revalidate:
             return .validate
         case .useProtocol, .reloadIgnoringCacheData, .disabled:
@@ -140,14 +148,15 @@ enum CacheRules {
         return .validate
     }
 
-    /// Whether a stale entry may answer because the origin failed (RFC 5861 `stale-if-error`, in
-    /// the response or the request).
-    static func mayServeOnError(_ entry: CacheEntry, requestControl request: CacheControl, now: Date) -> Bool {
+    /// Whether a stale entry may answer because validating it failed (RFC 5861 `stale-if-error`,
+    /// in the response or the request): only within the window, and never when the entry was
+    /// validated because validation is required (`no-cache` on either side, `must-revalidate`,
+    /// the ``CachePolicy/revalidate`` policy).
+    static func mayServeOnError(_ entry: CacheEntry, requestControl request: CacheControl, policy: CachePolicy, now: Date) -> Bool {
         let response = CacheControl(entry.headers)
+        guard policy != .revalidate, !request.noCache, !response.noCache, !response.mustRevalidate else { return false }
         let freshness = Freshness(status: entry.statusCode, headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
         let staleness = -freshness.remaining(at: now)
-        if staleness <= 0 { return true }
-        if response.mustRevalidate { return false }
         let window = max(response.staleIfError ?? -1, request.staleIfError ?? -1)
         return window >= 0 && staleness <= TimeInterval(window)
     }
@@ -159,10 +168,10 @@ enum CacheRules {
         return age.isFinite ? Int(min(age, TimeInterval(Int32.max))) : Int(Int32.max)
     }
 
-    /// A response's fields as a cache stores them: without hop-by-hop fields and those the
-    /// `Connection` field names (§3.1).
+    /// A response's fields as a cache stores them: without hop-by-hop fields, those the
+    /// `Connection` field names (§3.1), and `Set-Cookie`.
     static func storedFields(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var dropped = hopByHop
+        var dropped = notStored
         for value in headers.values(for: "Connection") {
             for name in value.split(separator: ",") {
                 dropped.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
@@ -173,10 +182,15 @@ enum CacheRules {
 
     /// A stored entry's fields updated from a 304 (§3.2, §4.3.4): each field the 304 carries
     /// replaces the stored field of that name, except `Content-Length` (the stored body's) and
-    /// hop-by-hop fields.
-    static func merged(_ stored: HTTPHeaders, with update: HTTPHeaders) -> HTTPHeaders {
-        let fresh = storedFields(update)
-        var replaced = Set<String>()
+    /// hop-by-hop fields. The stored `Age` and `Date` described the old response's trip: the
+    /// 304's replace them, and without them the age starts afresh (`Age` dropped, `Date` the
+    /// 304's arrival), so that a freshened response is as young as the 304 says.
+    static func merged(_ stored: HTTPHeaders, with update: HTTPHeaders, arrived: Date) -> HTTPHeaders {
+        var fresh = storedFields(update)
+        if fresh.value(for: "Date") == nil {
+            fresh.append(name: "Date", value: HTTPDate.format(arrived))
+        }
+        var replaced: Set<String> = ["age"]
         for header in fresh where header.name.lowercased() != "content-length" {
             replaced.insert(header.name.lowercased())
         }
@@ -194,6 +208,32 @@ enum CacheRules {
             result.append(name: header.name, value: header.value)
         }
         return result
+    }
+
+    /// Whether two URLs share an origin: scheme, host and port, a missing port read as the
+    /// scheme's default.
+    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        func port(_ url: URL) -> Int? {
+            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+        }
+        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased() && port(lhs) == port(rhs)
+    }
+
+    /// The reserved ``CacheEntry/varyValues`` key under which the request's credentials go, as a
+    /// checksum: the cache may be shared by sessions, so responses to different `Authorization`
+    /// values are different variants, whatever `Vary` says.
+    static let identityKey = ":authorization"
+
+    /// The checksum of the request's `Authorization` lines, or `nil` without any.
+    static func identity(of request: HTTPHeaders) -> String? {
+        let lines = request.values(for: "Authorization")
+        guard !lines.isEmpty else { return nil }
+        var checksum = Checksum()
+        for line in lines {
+            checksum.add(Data(line.utf8))
+            checksum.add(Data([0]))
+        }
+        return String(checksum.value, radix: 16)
     }
 
     /// Whether the method is safe (RFC 9110 §9.2.1): it does not change what the server holds.

@@ -17,16 +17,63 @@ extension DiskCacheStorage {
         return String(repeating: "0", count: max(0, 16 - time.count)) + time + "-" + random
     }
 
-    /// Reads and decodes an entry's head; `nil` when it is missing or unreadable.
-    func readRecord(folder: URL, id: String) -> DiskEntryRecord? {
+    /// What reading an entry's head found.
+    enum HeadRead {
+        case record(DiskEntryRecord)
+        /// No head file, or one that cannot be opened now (it may be gone, or the process out of
+        /// file descriptors): nothing to remove.
+        case missing
+        /// A head that was read but does not decode: a damaged entry.
+        case damaged
+    }
+
+    /// Reads and decodes an entry's head.
+    func readHead(folder: URL, id: String) -> HeadRead {
         // A file handle, not `FileManager.contents(atPath:)`: that one leaks its buffer on Linux
         // for some files (LeakSanitizer finds it under the fuzz target).
-        guard let handle = FileHandle(forReadingAtPath: folder.appendingPathComponent(id + Self.headSuffix).path) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: folder.appendingPathComponent(id + Self.headSuffix).path) else { return .missing }
         defer { try? handle.close() }
-        guard let data = try? handle.readToEnd() else { return nil }
-        guard var record = try? JSONDecoder().decode(DiskEntryRecord.self, from: data) else { return nil }
+        guard let data = try? handle.readToEnd() else { return .missing }
+        guard var record = try? JSONDecoder().decode(DiskEntryRecord.self, from: data) else { return .damaged }
         record.entry.id = id
-        return record
+        return .record(record)
+    }
+
+    /// An entry's head when it can be read and decoded.
+    func readRecord(folder: URL, id: String) -> DiskEntryRecord? {
+        if case .record(let record) = readHead(folder: folder, id: id) { return record }
+        return nil
+    }
+
+    /// The names of the entries whose heads are in a folder.
+    static func headIDs(in folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasSuffix(headSuffix) }
+            .map { String($0.dropLast(headSuffix.count)) }
+    }
+
+    /// Removes what a crash may have left: temporary files, and bodies without a head, older
+    /// than `age` (younger ones may be a write under way in another store).
+    static func sweep(_ directory: URL, olderThan age: TimeInterval) {
+        let manager = FileManager.default
+        let cutoff = Date().addingTimeInterval(-age)
+        func isOld(_ url: URL) -> Bool {
+            ((try? manager.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date).map { $0 < cutoff } ?? false
+        }
+        let temporary = directory.appendingPathComponent(temporaryFolder)
+        for name in (try? manager.contentsOfDirectory(atPath: temporary.path)) ?? [] where isOld(temporary.appendingPathComponent(name)) {
+            try? manager.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        for folderName in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where folderName != temporaryFolder {
+            let folder = directory.appendingPathComponent(folderName)
+            let heads = Set(headIDs(in: folder))
+            for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(bodySuffix) {
+                let body = folder.appendingPathComponent(name)
+                if !heads.contains(String(name.dropLast(bodySuffix.count))), isOld(body) {
+                    try? manager.removeItem(at: body)
+                }
+            }
+        }
     }
 
     /// Writes an entry's head atomically (a temporary file moved over the old one); returns its
@@ -65,9 +112,8 @@ extension DiskCacheStorage {
         var found: [StoredFiles] = []
         for folderName in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where folderName != temporaryFolder {
             let folder = directory.appendingPathComponent(folderName)
-            for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(headSuffix) {
-                let id = String(name.dropLast(headSuffix.count))
-                let head = folder.appendingPathComponent(name)
+            for id in headIDs(in: folder) {
+                let head = folder.appendingPathComponent(id + headSuffix)
                 let attributes = try? manager.attributesOfItem(atPath: head.path)
                 let lastUse = attributes?[.modificationDate] as? Date ?? .distantPast
                 found.append(StoredFiles(folder: folder, id: id, size: size(of: head) + size(of: folder.appendingPathComponent(id + bodySuffix)), lastUse: lastUse))

@@ -31,31 +31,33 @@ public final class DiskCacheStorage: CacheStorage {
     /// Opens (and creates) a store in a folder.
     ///
     /// - Parameters:
-    ///   - directory: The folder; created when missing. Give each cache a folder of its own.
-    ///   - byteLimit: The most bytes the entries may take; 100 MiB by default.
+    ///   - directory: The folder; created when missing. Stores opened on one folder share its
+    ///     entries; give it nothing else to hold.
+    ///   - byteLimit: The most bytes the entries may take; 100 MiB by default. A body longer than
+    ///     a quarter of it is not stored.
     /// - Throws: The file system's error when the folder cannot be created.
     public init(directory: URL, byteLimit: Int = 100 << 20) throws {
         self.directory = directory
         self.byteLimit = max(0, byteLimit)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent(Self.temporaryFolder), withIntermediateDirectories: true)
+        // What a crash left an hour or more ago is no write under way.
+        Self.sweep(directory, olderThan: 3_600)
         bytes = Guarded(Self.files(in: directory).reduce(0) { $0 + $1.size })
     }
 
-    /// The entries under `key`, newest first; unreadable heads are removed and skipped.
+    /// The entries under `key`, newest first; heads that do not decode are removed and skipped.
     ///
     /// - Parameter key: The target URI.
     /// - Returns: The entries.
     public func entries(for key: String) async -> [CacheEntry] {
         let folder = folder(for: key)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
         var entries: [CacheEntry] = []
-        for name in names where name.hasSuffix(Self.headSuffix) {
-            let id = String(name.dropLast(Self.headSuffix.count))
-            guard let record = readRecord(folder: folder, id: id) else {
-                remove(folder: folder, id: id)
-                continue
+        for id in Self.headIDs(in: folder) {
+            switch readHead(folder: folder, id: id) {
+            case .record(let record) where record.entry.key == key: entries.append(record.entry)
+            case .damaged: remove(folder: folder, id: id)
+            case .record, .missing: continue
             }
-            if record.entry.key == key { entries.append(record.entry) }
         }
         return entries.sorted { Self.isOlder($1, than: $0) }
     }
@@ -68,7 +70,11 @@ public final class DiskCacheStorage: CacheStorage {
         let folder = folder(for: entry.key)
         guard let record = readRecord(folder: folder, id: entry.id), record.entry.key == entry.key else { return nil }
         let path = folder.appendingPathComponent(entry.id + Self.bodySuffix).path
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            // A head without its body (removed under it, or left by a crash) answers nothing.
+            if !FileManager.default.fileExists(atPath: path) { remove(folder: folder, id: entry.id) }
+            return nil
+        }
         guard let body = Self.checkedBody(handle, length: record.entry.bodyLength, checksum: record.checksum) else {
             try? handle.close()
             remove(folder: folder, id: entry.id)
@@ -101,7 +107,11 @@ public final class DiskCacheStorage: CacheStorage {
         guard let old = readRecord(folder: folder, id: entry.id) else { return }
         var updated = entry
         updated.bodyLength = old.entry.bodyLength
-        _ = writeRecord(DiskEntryRecord(entry: updated, checksum: old.checksum), folder: folder)
+        guard writeRecord(DiskEntryRecord(entry: updated, checksum: old.checksum), folder: folder) != nil else { return }
+        // Removed while the new head was written: the head is not to come back without a body.
+        if !FileManager.default.fileExists(atPath: folder.appendingPathComponent(entry.id + Self.bodySuffix).path) {
+            remove(folder: folder, id: entry.id)
+        }
     }
 
     /// Removes the entries under `key`.
@@ -143,8 +153,7 @@ public final class DiskCacheStorage: CacheStorage {
         }
         // Only older entries of the variant go: two stores committing the same variant at once
         // each keep the newer, so one survives, never none.
-        for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(Self.headSuffix) {
-            let id = String(name.dropLast(Self.headSuffix.count))
+        for id in Self.headIDs(in: folder) {
             guard id != entry.id, let other = readRecord(folder: folder, id: id), other.entry.isSameVariant(as: entry),
                   Self.isOlder(other.entry, than: entry) else { continue }
             remove(folder: folder, id: id)
@@ -162,12 +171,14 @@ public final class DiskCacheStorage: CacheStorage {
         (entry.responseTime, entry.id) < (other.responseTime, other.id)
     }
 
-    /// Measures the folder and removes the least recently used entries until it fits.
+    /// Measures the folder and removes the least recently used entries until it holds at most
+    /// 90% of the limit, so that the next commits do not measure it again at once.
     private func trim(keeping id: String) {
         var files = Self.files(in: directory)
         var total = files.reduce(0) { $0 + $1.size }
         files.sort { $0.lastUse < $1.lastUse }
-        for file in files where total > byteLimit && file.id != id {
+        let target = byteLimit / 10 * 9
+        for file in files where total > target && file.id != id {
             remove(folder: file.folder, id: file.id)
             total -= file.size
         }

@@ -30,8 +30,6 @@ public final class HTTPCache: Sendable {
     /// in the table from its leader's start until the leader lands, one leader at a time, and
     /// landing opens the flight, so no waiter is left behind.
     private let flights = Guarded<[String: Flight?]>([:])
-    /// The keys being revalidated in the background (`stale-while-revalidate`), one at a time.
-    private let backgroundKeys = Guarded<Set<String>>([])
 
     /// Creates a cache.
     ///
@@ -85,16 +83,6 @@ public final class HTTPCache: Sendable {
         let flight = flights.withLock { $0.removeValue(forKey: key) }
         flight??.open()
     }
-
-    /// Claims the background revalidation of `key`; `false` while one is under way.
-    func claimBackground(_ key: String) -> Bool {
-        backgroundKeys.withLock { $0.insert(key).inserted }
-    }
-
-    /// Releases the background revalidation of `key`.
-    func releaseBackground(_ key: String) {
-        _ = backgroundKeys.withLock { $0.remove(key) }
-    }
 }
 
 // MARK: - Flight
@@ -103,6 +91,19 @@ public final class HTTPCache: Sendable {
 /// exactly once, by ``open()`` or by its task's cancellation, whichever comes first.
 final class Flight: Sendable {
     private let state = Guarded<(open: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>((false, 0, [:]))
+
+    /// Waits until the flight lands, the waiting task is cancelled, or `limit` passes.
+    ///
+    /// - Parameter limit: The longest wait; `nil` for no limit.
+    func wait(limit: Duration?) async {
+        guard let limit else { return await wait() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait() }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
 
     /// Waits until the flight lands or the waiting task is cancelled.
     func wait() async {

@@ -156,9 +156,11 @@ public final class MemoryCacheStorage: CacheStorage {
         }
     }
 
-    /// Removes the least recently used entries until the store fits, never the one just stored.
+    /// Removes the least recently used entries, never the one just stored, until the store holds
+    /// at most 90% of its limit, so that the next inserts do not sort the entries again at once.
     private func evict(_ state: inout State, keeping id: String?) {
         guard state.bytes > byteLimit else { return }
+        let target = byteLimit / 10 * 9
         var order: [(key: String, id: String, lastUse: UInt64)] = []
         for (key, slots) in state.slots {
             for slot in slots where slot.entry.id != id {
@@ -167,7 +169,7 @@ public final class MemoryCacheStorage: CacheStorage {
         }
         order.sort { $0.lastUse < $1.lastUse }
         for victim in order {
-            guard state.bytes > byteLimit else { break }
+            guard state.bytes > target else { break }
             guard let index = state.slots[victim.key]?.firstIndex(where: { $0.entry.id == victim.id }),
                   let slot = state.slots[victim.key]?.remove(at: index) else { continue }
             state.bytes -= slot.cost

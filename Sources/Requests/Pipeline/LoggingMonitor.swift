@@ -101,7 +101,9 @@ public struct LoggingMonitor: EventMonitor {
     public func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
         let status = response.cacheStatus.map(\.description) ?? "hit"
         let age = response.headers.value(for: "Age").map { ", age \($0) s" } ?? ""
-        write("= \(response.statusCode) \(Self.name(response.outgoingRequest)): \(response.data.count) bytes from the cache (\(status)\(age))")
+        // A stream's body is still to be read: its length is the stored one.
+        let length = response.body == nil ? response.data.count : Int(response.headers.value(for: "Content-Length") ?? "") ?? 0
+        write("= \(response.statusCode) \(Self.name(response.outgoingRequest)): \(length) bytes from the cache (\(status)\(age))")
     }
 
     private static func name(_ request: OutgoingRequest) -> String {

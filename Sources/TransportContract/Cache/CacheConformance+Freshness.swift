@@ -101,6 +101,25 @@ extension CacheConformance {
             _ = try await f.send(explicit)
             try expectAnswer(try await f.send(explicit), status: 201, cache: .hit, body: "one", "201 with max-age")
         },
+        Case("§3.1 Set-Cookie is not stored: an answer from the cache sets no cookie again") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "Set-Cookie": "session=abc; Path=/"], body: "one")])
+            let first = try await f.send(url)
+            try expect(first.headers.value(for: "Set-Cookie") != nil, "the network's response keeps its Set-Cookie")
+            let hit = try await f.send(url)
+            try expectAnswer(hit, cache: .hit, body: "one", "the stored response")
+            try expect(hit.headers.value(for: "Set-Cookie") == nil, "the stored response kept Set-Cookie")
+        },
+        Case("§3.5 responses to different credentials are different entries") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([
+                f.answer(200, ["Cache-Control": "private, max-age=60"], body: "alice's"), f.answer(200, ["Cache-Control": "private, max-age=60"], body: "bob's"),
+            ])
+            try expectAnswer(try await f.send(url, headers: ["Authorization": "Bearer alice"]), cache: .miss, body: "alice's", "alice")
+            try expectAnswer(try await f.send(url, headers: ["Authorization": "Bearer bob"]), cache: .miss, body: "bob's", "bob")
+            try expectAnswer(try await f.send(url, headers: ["Authorization": "Bearer alice"]), cache: .hit, body: "alice's", "alice again")
+            try expectAnswer(try await f.send(url, headers: ["Authorization": "Bearer bob"]), cache: .hit, body: "bob's", "bob again")
+        },
         Case("§3.3 a partial response (206) is not stored") { c in
             let f = try c.fixture()
             let url = try await f.origin.script([f.answer(206, ["Cache-Control": "max-age=60", "Content-Range": "bytes 0-2/10"], body: "one"), f.answer(body: "two")])

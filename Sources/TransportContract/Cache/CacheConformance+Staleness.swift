@@ -67,6 +67,15 @@ extension CacheConformance {
             f.clock.advance(100)
             try expectAnswer(try await f.send(url), status: 503, cache: .miss, body: "down", "past the window")
         },
+        Case("RFC 5861 stale-if-error never answers for a response that must be validated (no-cache, CachePolicy.revalidate)") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([f.answer(200, ["Cache-Control": "no-cache, stale-if-error=600", "ETag": "\"a\""], body: "one"), f.answer(503, body: "down")])
+            _ = try await f.send(url)
+            try expectAnswer(try await f.send(url), status: 503, cache: .miss, body: "down", "no-cache and a 503")
+            let other = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=600, stale-if-error=600"], body: "one"), f.answer(503, body: "down")])
+            _ = try await f.send(other)
+            try expectAnswer(try await f.send(other, policy: .revalidate), status: 503, cache: .miss, body: "down", "revalidate and a 503")
+        },
         Case("RFC 5861 stale-if-error in the request works the same") { c in
             let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=1"], body: "one"), f.answer(502, body: "down")])
@@ -109,6 +118,9 @@ extension CacheConformance {
             f.clock.advance(10)
             try expectAnswer(try await f.send(url, policy: .returnCacheDataDontLoad), status: 504, cache: .miss, "stale, must-revalidate, don't load")
             try expectAnswer(try await f.send(url, policy: .returnCacheDataElseLoad), cache: .revalidated, body: "one", "stale, must-revalidate, else load")
+            let noCache = try await f.origin.script([f.answer(200, ["Cache-Control": "no-cache, max-age=600", "ETag": "\"b\""], body: "two"), f.answer(304, ["ETag": "\"b\""])])
+            _ = try await f.send(noCache)
+            try expectAnswer(try await f.send(noCache, policy: .returnCacheDataElseLoad), cache: .revalidated, body: "two", "fresh, no-cache, else load")
         },
         Case("CachePolicy.disabled neither reads nor writes the cache") { c in
             let f = try c.fixture()

@@ -25,6 +25,20 @@ extension CacheConformance {
             try expectReceived(received, 2, "one validation")
             try expect(received[1].headers.value(for: "If-None-Match") == "\"v1\"", "If-None-Match was \(received[1].headers.value(for: "If-None-Match") ?? "missing")")
         },
+        Case("§4.3.4 a 304 freshens the age: the origin's old Age and Date no longer count") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([
+                f.answer(200, ["Cache-Control": "max-age=60", "Age": "50", "ETag": "\"a\""], body: "one"),
+                ScriptedAnswer(status: 304, headers: ["ETag": "\"a\""]),
+            ])
+            _ = try await f.send(url)
+            f.clock.advance(20)
+            try expectAnswer(try await f.send(url), cache: .revalidated, body: "one", "age 70 of 60")
+            f.clock.advance(30)
+            let hit = try await f.send(url)
+            try expectAnswer(hit, cache: .hit, body: "one", "30 s after the 304")
+            try expect(hit.headers.value(for: "Age") == "30", "Age is \(hit.headers.value(for: "Age") ?? "missing"), expected 30")
+        },
         Case("§4.3.1 Last-Modified: a stale response is validated with If-Modified-Since") { c in
             let f = try c.fixture()
             let modified = f.date(-5000)

@@ -96,6 +96,16 @@ import Testing
         #expect(cache.join("k") == nil)
     }
 
+    @Test func aWaitEndsAtItsLimit() async {
+        let cache = HTTPCache()
+        _ = cache.join("k")
+        let flight = cache.join("k")
+        let start = ContinuousClock.now
+        await flight?.wait(limit: .milliseconds(50))
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+        cache.land("k")
+    }
+
     @Test func aCancelledWaiterStopsWaiting() async {
         let cache = HTTPCache()
         _ = cache.join("k")
