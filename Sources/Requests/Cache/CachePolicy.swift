@@ -12,7 +12,9 @@ import Foundation
 /// ```
 ///
 /// A request's own `Cache-Control` directives (`no-cache`, `no-store`, `max-age`, `max-stale`,
-/// `min-fresh`, `only-if-cached`) apply under every policy but ``disabled``.
+/// `min-fresh`, `only-if-cached`) apply under ``useProtocol``, ``reloadIgnoringCacheData`` and
+/// ``revalidate``; under the two policies that accept any age, its `no-cache` and
+/// `only-if-cached` do, and a response's `no-cache` and `must-revalidate` are still honoured.
 public enum CachePolicy: Sendable, Hashable {
     /// RFC 9111: a fresh stored response answers, a stale one is validated first.
     case useProtocol
@@ -20,10 +22,12 @@ public enum CachePolicy: Sendable, Hashable {
     case reloadIgnoringCacheData
     /// A stored response is validated with the origin before it answers, however fresh.
     case revalidate
-    /// A stored response answers however stale it is; only a request with none goes to the network.
+    /// A stored response answers however stale it is (one that must be validated first is);
+    /// only a request with none goes to the network: offline first.
     case returnCacheDataElseLoad
-    /// A stored response answers however stale it is; without one, the answer is a 504 made here
-    /// and nothing goes to the network (`only-if-cached`).
+    /// A stored response answers however stale it is; without one (or with one that must be
+    /// validated first), the answer is a 504 made here and nothing goes to the network
+    /// (`only-if-cached`): offline only.
     case returnCacheDataDontLoad
     /// The cache is neither read nor written (an unsafe method still invalidates what it changed).
     case disabled
