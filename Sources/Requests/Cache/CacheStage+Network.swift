@@ -18,11 +18,11 @@ extension CacheStage {
         if let stored {
             return try await validate(stored, request: request, key: key, control: control, policy: policy, next: next, background: background)
         }
-        let sent = ContinuousClock.now
+        let requestTime = cache.now()
         var response = try await next(request)
         response.cacheStatus = .miss
         if CacheRules.isStorable(status: response.statusCode, headers: response.headers, requestControl: control) {
-            await store(&response, for: request, key: key, sent: sent, next: next)
+            await store(&response, for: request, key: key, requestTime: requestTime, next: next)
         }
         return response
     }
@@ -42,7 +42,6 @@ extension CacheStage {
         if let modified = stored.headers.value(for: "Last-Modified") {
             sent.headers.update(name: "If-Modified-Since", value: modified)
         }
-        let sentAt = ContinuousClock.now
         let requestTime = cache.now()
         var response: Response
         do {
@@ -85,21 +84,19 @@ extension CacheStage {
         }
         response.cacheStatus = .miss
         if CacheRules.isStorable(status: response.statusCode, headers: response.headers, requestControl: control) {
-            await store(&response, for: request, key: key, sent: sentAt, next: next)
+            await store(&response, for: request, key: key, requestTime: requestTime, next: next)
         }
         return response
     }
 
     /// Stores a response that may be stored: a collected body at once, a stream's as the caller
     /// reads it (committed only when read whole).
-    private func store(_ response: inout Response, for request: OutgoingRequest, key: String, sent: ContinuousClock.Instant, next: Next) async {
-        // The cache's clock is read only for what is stored: the request went out as long before
-        // the response as the monotonic clock says.
-        let responseTime = cache.now()
+    private func store(_ response: inout Response, for request: OutgoingRequest, key: String, requestTime: Date, next: Next) async {
+        // Both times from the cache's clock, which a test may move by hand.
         let entry = CacheEntry(
             key: key, statusCode: response.statusCode, headers: CacheRules.storedFields(response.headers),
             varyValues: CacheRules.varyValues(CacheRules.varyNames(response.headers), of: request.headers),
-            requestTime: responseTime.addingTimeInterval(-(ContinuousClock.now - sent).seconds), responseTime: responseTime
+            requestTime: requestTime, responseTime: cache.now()
         )
         guard let writer = await cache.storage.makeWriter(for: entry) else { return }
         if let body = response.body {
