@@ -73,12 +73,13 @@ private func checkRules(_ headers: HTTPHeaders, status: Int, mode: UInt8) {
     _ = CacheRules.isStorable(status: status, headers: headers, requestControl: control)
     _ = CacheRules.matches(entry, headers)
     let policies: [CachePolicy] = [.useProtocol, .reloadIgnoringCacheData, .revalidate, .returnCacheDataElseLoad, .returnCacheDataDontLoad, .disabled]
-    _ = CacheRules.use(of: entry, requestControl: control, policy: policies[Int(mode) % policies.count], now: now)
-    _ = CacheRules.mayServeOnError(entry, requestControl: control, now: now)
+    let policy = policies[Int(mode) % policies.count]
+    _ = CacheRules.use(of: entry, requestControl: control, policy: policy, now: now)
+    _ = CacheRules.mayServeOnError(entry, requestControl: control, policy: policy, now: now)
     guard CacheRules.age(of: entry, at: now) >= 0 else { fail("a negative Age") }
     var stored = entry.headers
     stored.update(name: "Content-Length", value: "3")
-    let merged = CacheRules.merged(stored, with: headers)
+    let merged = CacheRules.merged(stored, with: headers, arrived: now)
     guard merged.values(for: "Content-Length") == ["3"] else { fail("a 304's merge changed the stored Content-Length") }
     _ = StoredResponseState(entry)
 }
