@@ -66,7 +66,7 @@ private func checkStoredFiles(head: [UInt8], body: [UInt8], mode: UInt8, headers
 private func checkRules(_ headers: HTTPHeaders, status: Int, mode: UInt8) {
     let now = Date(timeIntervalSince1970: 1_800_000_100)
     let entry = CacheEntry(key: "k", statusCode: status, headers: CacheRules.storedFields(headers),
-                           varyValues: CacheRules.varyValues(CacheRules.varyNames(headers), of: headers),
+                           varyValues: CacheRules.variant(of: headers, for: headers),
                            requestTime: Date(timeIntervalSince1970: 1_800_000_000), responseTime: Date(timeIntervalSince1970: 1_800_000_001),
                            bodyLength: 3)
     let (control, _) = CacheRules.inspect(headers)

@@ -61,3 +61,11 @@ public struct CacheEntry: Sendable, Equatable {
         key == other.key && varyValues == other.varyValues
     }
 }
+
+extension CacheEntry {
+    /// How fresh the stored response is (RFC 9111 §4.2), from its fields and the times it was
+    /// asked for and received.
+    var freshness: Freshness {
+        Freshness(status: statusCode, headers: headers, requestTime: requestTime, responseTime: responseTime)
+    }
+}

@@ -9,17 +9,9 @@ import Foundation
 /// writer commits only on a complete body (and the length `Content-Length` promised), otherwise it
 /// aborts.
 final class CacheFillSource: ResponseBodySource {
-    /// The body's iterator, taken out under the lock by the one read under way.
-    private final class IteratorBox: @unchecked Sendable {
-        var iterator: ResponseBody.Iterator
-
-        init(_ iterator: ResponseBody.Iterator) {
-            self.iterator = iterator
-        }
-    }
-
     private struct State {
-        var iterator: IteratorBox?
+        /// The body's iterator, taken out under the lock by the one read under way.
+        var iterator: IteratorBox<ResponseBody.Iterator>?
         var writing = true
         var count = 0
         var finished = false
@@ -42,7 +34,7 @@ final class CacheFillSource: ResponseBodySource {
     }
 
     func next() async throws -> Data? {
-        guard let box = state.withLock({ state -> IteratorBox? in
+        guard let box = state.withLock({ state -> IteratorBox<ResponseBody.Iterator>? in
             defer { state.iterator = nil }
             return state.iterator
         }) else {

@@ -86,7 +86,7 @@ package struct StoredResponseState: Sendable, Equatable {
     package let eTag: String
 
     package init(_ entry: CacheEntry) {
-        let freshness = Freshness(status: entry.statusCode, headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
+        let freshness = entry.freshness
         expires = entry.responseTime.addingTimeInterval(freshness.lifetime - freshness.initialAge)
         lastAccess = entry.responseTime
         eTag = entry.headers.value(for: "ETag") ?? ""

@@ -64,12 +64,22 @@ enum CacheRules {
     static func varyNames(_ headers: HTTPHeaders) -> [String] {
         var names: [String] = []
         for value in headers.values(for: "Vary") {
-            for name in value.split(separator: ",") {
-                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
-                if !trimmed.isEmpty, !names.contains(trimmed) { names.append(trimmed) }
+            for name in varyNames(inValue: value) where !names.contains(name) {
+                names.append(name)
             }
         }
         return names
+    }
+
+    /// The lowercased field names one `Vary` value lists, empty members skipped.
+    static func varyNames(inValue value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// The variant a response to a request is stored as: the request's values of the fields the
+    /// response's `Vary` names, and its credentials (``varyValues(_:of:)``).
+    static func variant(of response: HTTPHeaders, for request: HTTPHeaders) -> [String: String?] {
+        varyValues(varyNames(response), of: request)
     }
 
     /// A request's values for the fields a response's `Vary` names (§4.1): the field's lines
@@ -108,7 +118,7 @@ enum CacheRules {
             case 13 where HTTPHeaders.namesMatch(header.name, "Cache-Control"): control.read(header.value)
             case 7 where HTTPHeaders.namesMatch(header.name, "Expires"): expires = true
             case 4 where HTTPHeaders.namesMatch(header.name, "Vary"):
-                if header.value.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*" }) { return false }
+                if varyNames(inValue: header.value).contains("*") { return false }
             default: break
             }
         }
@@ -120,7 +130,7 @@ enum CacheRules {
     /// How a request may use a stored response (§4.2, §5.2.1, §5.2.2, RFC 5861), at `now`.
     static func use(of entry: CacheEntry, requestControl request: CacheControl, policy: CachePolicy, now: Date) -> Use {
         let response = CacheControl(entry.headers)
-        let freshness = Freshness(status: entry.statusCode, headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
+        let freshness = entry.freshness
         let age = freshness.age(at: now)
         let remaining = freshness.lifetime - age
         switch policy {
@@ -155,7 +165,7 @@ enum CacheRules {
     static func mayServeOnError(_ entry: CacheEntry, requestControl request: CacheControl, policy: CachePolicy, now: Date) -> Bool {
         let response = CacheControl(entry.headers)
         guard policy != .revalidate, !request.noCache, !response.noCache, !response.mustRevalidate else { return false }
-        let freshness = Freshness(status: entry.statusCode, headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
+        let freshness = entry.freshness
         let staleness = -freshness.remaining(at: now)
         let window = max(response.staleIfError ?? -1, request.staleIfError ?? -1)
         return window >= 0 && staleness <= TimeInterval(window)
@@ -163,7 +173,7 @@ enum CacheRules {
 
     /// The current age for the `Age` field of a response the cache answers with (§5.1).
     static func age(of entry: CacheEntry, at now: Date) -> Int {
-        let freshness = Freshness(status: entry.statusCode, headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime)
+        let freshness = entry.freshness
         let age = freshness.age(at: now)
         return age.isFinite ? Int(min(age, TimeInterval(Int32.max))) : Int(Int32.max)
     }

@@ -63,7 +63,7 @@ extension CacheStage {
             var updated = stored
             updated.headers = CacheRules.merged(stored.headers, with: response.headers, arrived: responseTime)
             // A 304 may name other fields in Vary: the entry is the variant of this request now.
-            updated.varyValues = CacheRules.varyValues(CacheRules.varyNames(updated.headers), of: request.headers)
+            updated.varyValues = CacheRules.variant(of: updated.headers, for: request.headers)
             updated.requestTime = requestTime
             updated.responseTime = responseTime
             await cache.storage.update(updated)
@@ -95,7 +95,7 @@ extension CacheStage {
         // Both times from the cache's clock, which a test may move by hand.
         let entry = CacheEntry(
             key: key, statusCode: response.statusCode, headers: CacheRules.storedFields(response.headers),
-            varyValues: CacheRules.varyValues(CacheRules.varyNames(response.headers), of: request.headers),
+            varyValues: CacheRules.variant(of: response.headers, for: request.headers),
             requestTime: requestTime, responseTime: cache.now()
         )
         guard let writer = await cache.storage.makeWriter(for: entry) else { return }

@@ -303,6 +303,18 @@ final class SilenceTimer: Sendable {
     }
 }
 
+// MARK: - IteratorBox
+
+/// An iterator handed from read to read of a source: whoever takes it out under the source's
+/// lock is its only user until it puts it back, which is what makes the box `Sendable`.
+final class IteratorBox<Iterator>: @unchecked Sendable {
+    var iterator: Iterator
+
+    init(_ iterator: Iterator) {
+        self.iterator = iterator
+    }
+}
+
 // MARK: - Sources in memory
 
 /// A body already in memory.
@@ -341,23 +353,14 @@ final class DataSource: ResponseBodySource {
 /// stream's `onTermination` hears of it, so its producer can stop), and the silence limit can too.
 /// The iterator is taken out under the lock while a wait runs: a second reader gets an error.
 final class StreamSource: ResponseBodySource {
-    /// The stream's iterator, handed from wait to wait; only one wait holds it at a time.
-    private final class IteratorBox: @unchecked Sendable {
-        var iterator: AsyncThrowingStream<Data, any Error>.Iterator
-
-        init(_ iterator: AsyncThrowingStream<Data, any Error>.Iterator) {
-            self.iterator = iterator
-        }
-    }
-
-    private let state: Guarded<(box: IteratorBox?, reading: Task<Data?, any Error>?, cancelled: Bool)>
+    private let state: Guarded<(box: IteratorBox<AsyncThrowingStream<Data, any Error>.Iterator>?, reading: Task<Data?, any Error>?, cancelled: Bool)>
 
     init(_ stream: AsyncThrowingStream<Data, any Error>) {
         state = Guarded((IteratorBox(stream.makeAsyncIterator()), nil, false))
     }
 
     func next() async throws -> Data? {
-        let box = try state.withLock { state -> IteratorBox in
+        let box = try state.withLock { state -> IteratorBox<AsyncThrowingStream<Data, any Error>.Iterator> in
             if state.cancelled { throw CancellationError() }
             guard let box = state.box else {
                 throw RequestError(.streamFailed, detail: "the body is already being read by another loop; a body is read once")

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Requests
+import RequestsTesting
 import Testing
 
 /// The memory store: its byte limit, least recently used first, variants, and 304 updates.
@@ -70,6 +71,28 @@ import Testing
         #expect(await storage.entries(for: "other").isEmpty)
         await storage.removeAll()
         #expect(storage.byteCount == 0)
+    }
+}
+
+/// Forgetting stored responses on the caller's word.
+@Suite struct HTTPCacheRemovalTests {
+    @Test func removedResponsesGoToTheNetworkAgain() async throws {
+        let stub = StubTransport()
+        stub.on(.get, "/a", respond: .text("a", headers: ["Cache-Control": "max-age=600"]))
+        stub.on(.get, "/b", respond: .text("b", headers: ["Cache-Control": "max-age=600"]))
+        let cache = HTTPCache()
+        let session = Session(transport: stub, cache: cache)
+        let a = try #require(URL(string: "http://127.0.0.1:9/a"))
+        let b = try #require(URL(string: "http://127.0.0.1:9/b"))
+        _ = try await session.request(a)
+        _ = try await session.request(b)
+        // The fragment is not part of the key: /a#top names /a's responses.
+        await cache.removeResponses(for: try #require(URL(string: "http://127.0.0.1:9/a#top")))
+        #expect(try await session.request(a).cacheStatus == .miss)
+        #expect(try await session.request(b).cacheStatus == .hit)
+        await cache.removeAll()
+        #expect(try await session.request(a).cacheStatus == .miss)
+        #expect(try await session.request(b).cacheStatus == .miss)
     }
 }
 
