@@ -20,9 +20,9 @@ import Requests
 /// body is recorded as the caller reads it, so an entry is complete when the body was read to its
 /// end; a body that failed midway, or that the caller cancelled, is recorded as far as it came,
 /// with a `comment` and the `_errorKind` that ended it, and replays ending the same way. A trip
-/// that failed before its head is an entry with status 0 and its `_errorKind`; one that a session
-/// timeout stopped is recorded as `timedOut`, as the session reported it; one whose calling task
-/// was cancelled is not recorded.
+/// that failed before its head is an entry with status 0 and its `_errorKind`; a trip or a body
+/// that a session timeout stopped is recorded as `timedOut`, as the session reported it; a trip
+/// whose calling task was cancelled before its head is not recorded.
 ///
 /// Credentials are redacted unless `redactsCredentials` is `false`: the values of the
 /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` headers, and a URL's user
@@ -124,7 +124,7 @@ public final class RecordingTransport: Transport {
         do {
             let (head, body) = try await inner.send(forwarded)
             let wait = ContinuousClock.now - clock
-            let source = RecordingSource(body: body) { [log] received, ending in
+            let source = RecordingSource(body: body, handle: request.handle) { [log] received, ending in
                 let finished = entry.finished(
                     sent: sent.withLock { $0 }, head: head, received: received, ending: ending,
                     decoded: decoded, wait: wait, total: ContinuousClock.now - clock
@@ -191,15 +191,18 @@ private struct Teed: AsyncSequence, Sendable {
 // MARK: - Recording the response body
 
 /// The wrapped body's source, read for the caller and copied; reports once, at the body's end,
-/// its failure, or its cancel.
+/// its failure, or its cancel. A cancel that the session's idle limit caused (it cancels the
+/// trip's handle first) is reported as `timedOut`, as the session reports it.
 private final class RecordingSource: ResponseBodySource {
     /// The wrapped body, kept so that its source is not cancelled as dropped while read here.
     private let body: ResponseBody
+    private let handle: TransferHandle
     private let state = Guarded<(data: Data, reported: Bool)>((Data(), false))
     private let report: @Sendable (Data, (comment: String, kind: TransportError.Kind)?) -> Void
 
-    init(body: ResponseBody, report: @escaping @Sendable (Data, (comment: String, kind: TransportError.Kind)?) -> Void) {
+    init(body: ResponseBody, handle: TransferHandle, report: @escaping @Sendable (Data, (comment: String, kind: TransportError.Kind)?) -> Void) {
         self.body = body
+        self.handle = handle
         self.report = report
     }
 
@@ -215,7 +218,7 @@ private final class RecordingSource: ResponseBodySource {
             let count = state.withLock { $0.data.count }
             let kind = TransportError.kind(of: error)
             if kind == .cancelled {
-                finish(("the body was cancelled after \(count) bytes", .cancelled))
+                finish(cancelled(after: count))
             } else {
                 finish(("the body failed after \(count) bytes: \(error)", kind))
             }
@@ -225,7 +228,13 @@ private final class RecordingSource: ResponseBodySource {
 
     func cancel() {
         body.source.cancel()
-        finish(("the body was cancelled after \(state.withLock { $0.data.count }) bytes", .cancelled))
+        finish(cancelled(after: state.withLock { $0.data.count }))
+    }
+
+    /// How a cancelled body ended: timed out when the session's limit cancelled the trip.
+    private func cancelled(after count: Int) -> (comment: String, kind: TransportError.Kind) {
+        handle.isCancelled ? ("the body timed out after \(count) bytes", .timedOut)
+            : ("the body was cancelled after \(count) bytes", .cancelled)
     }
 
     private func finish(_ ending: (comment: String, kind: TransportError.Kind)?) {

@@ -31,27 +31,52 @@ import Testing
     }
 
     /// The first trip waits 30 s for a head and times out at 200 ms; the retry's answer is at
-    /// once, but on a loaded machine the process may stall past 200 ms before it is read, so a
-    /// few more tries are allowed: every trip before the last is recorded as timed out, and the
-    /// replay fails the same trips the same way.
+    /// once, but on a loaded machine the process may stall past 200 ms before its head or its
+    /// body is read, so a few more tries are allowed: every trip before the last is recorded as
+    /// timed out (before its head, or in its body), and the replay fails the same trips the same way.
     @Test func aTripTheSessionTimedOutIsRecordedAsTimedOutAndReplaysSo() async throws {
         let stub = StubTransport()
         stub.on(.get, "/slow", respond: StubResponse.text("late").delayed(by: .seconds(30)), .text("quick"))
+        let entries = try await recordAndReplay(stub, path: "/slow")
+        #expect(entries.first?.response.status == 0)
+    }
+
+    /// The same for a body that stalls after its head: the trip is recorded with its head and the
+    /// part that came, ending `timedOut`, not as a cancel (which a replay would not retry).
+    @Test func aBodyTheSessionTimedOutIsRecordedAsTimedOutAndReplaysSo() async throws {
+        let stub = StubTransport()
+        stub.on(.get, "/stall", respond: .stream([Data("part".utf8), Data("rest".utf8)], every: .seconds(30)), .text("quick"))
+        let entries = try await recordAndReplay(stub, path: "/stall")
+        if let first = entries.first, first.response.status != 0 {
+            #expect(first.response.content.text == "part")
+            #expect(first.response.content.comment?.contains("timed out") == true)
+        }
+    }
+
+    /// Records `path` over `stub` with a 200 ms idle limit and retries, checks that every trip
+    /// before the answer is recorded as timed out, replays the file and checks the same trips
+    /// fail the same way; returns the entries.
+    private func recordAndReplay(_ stub: StubTransport, path: String) async throws -> [HAR.Entry] {
         let recorder = RecordingTransport(wrapping: stub)
         let retry = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2))
         let session = Session(transport: recorder, idleTimeout: .milliseconds(200), interceptors: [retry])
-        #expect(try await session.request("https://a.example/slow").text == "quick")
+        #expect(try await session.request("https://a.example" + path).text == "quick")
         let entries = recorder.har.log.entries
         #expect(entries.count >= 2)
         #expect(entries.last?.response.status == 200)
-        #expect(entries.dropLast().allSatisfy { $0.response.status == 0 && $0.response.errorKind == "timedOut" },
-                "\(entries.map { ($0.response.status, $0.response.errorKind ?? "") })")
+        let timedOut = { (entry: HAR.Entry) in
+            entry.response.status == 0 ? entry.response.errorKind == "timedOut" : entry.response.content.errorKind == "timedOut"
+        }
+        #expect(entries.dropLast().allSatisfy(timedOut),
+                "\(entries.map { ($0.response.status, $0.response.errorKind ?? "", $0.response.content.errorKind ?? "") })")
 
         let replay = Session(transport: ReplayTransport(recorder.har), interceptors: [retry])
-        let replayed = try await replay.request("https://a.example/slow")
+        let replayed = try await replay.request("https://a.example" + path)
         #expect(replayed.text == "quick")
         #expect(replayed.failedAttempts.count == entries.count - 1)
-        #expect(replayed.failedAttempts.allSatisfy { $0.description.contains("timed out") })
+        #expect(replayed.failedAttempts.allSatisfy { $0.description.contains("timed out") },
+                "\(replayed.failedAttempts.map(\.description))")
+        return entries
     }
 
     @Test func aCallerCancelledBeforeTheHeadLeavesNoEntry() async throws {
