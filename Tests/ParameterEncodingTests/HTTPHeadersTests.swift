@@ -16,6 +16,25 @@ import ParameterEncoding
         #expect(headers["missing"] == nil)
     }
 
+    /// Names match ignoring the case of ASCII letters only: bytes that differ by 0x20 but are not
+    /// letters (`@` and `` ` ``, `[` and `{`), and non-ASCII letters, are different names; a long
+    /// name differing in its last byte only is another name.
+    @Test func namesMatchIgnoringTheCaseOfASCIILettersOnly() {
+        var headers: HTTPHeaders = ["X-Ab@": "1", "X-[q]": "2", "X-Ä": "3"]
+        #expect(headers["x-aB@"] == "1")
+        #expect(headers["X-AB`"] == nil)
+        #expect(headers["x-{q]"] == nil)
+        #expect(headers["x-[Q]"] == "2")
+        #expect(headers["X-ä"] == nil)
+        #expect(headers["X-Ä"] == "3")
+        let long = String(repeating: "Long-Name-", count: 20)
+        headers.add(name: long, value: "4")
+        #expect(headers[long.uppercased()] == "4")
+        #expect(headers[String(long.dropLast()) + "_"] == nil)
+        #expect(HTTPHeaders.namesMatch(String(Substring("Cache-Control")), "cache-CONTROL"))
+        #expect(!HTTPHeaders.namesMatch("Cache-Control", "Cache-Contro"))
+    }
+
     @Test func updatingReplacesTheHeaderInPlaceAndTakesTheLastSpelling() {
         var headers: HTTPHeaders = ["content-type": "text/plain", "Accept": "*/*"]
         headers.update(.contentType("application/json"))

@@ -248,12 +248,24 @@ public struct HTTPHeaders: Hashable, Sendable {
         headers.firstIndex { Self.namesMatch($0.name, name) }
     }
 
-    /// ASCII case-insensitive comparison, without allocating lowercased copies.
+    /// ASCII case-insensitive comparison, without allocating lowercased copies: over the two
+    /// strings' contiguous UTF-8 when they have it (native strings do), else byte by byte.
     package static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
-        return zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        let contiguous = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                for index in left.indices where !bytesMatch(left[index], right[index]) { return false }
+                return true
+            }
         }
+        if let contiguous, let result = contiguous { return result }
+        return zip(lhs.utf8, rhs.utf8).allSatisfy(bytesMatch)
+    }
+
+    /// Whether two bytes are equal, ignoring the case of ASCII letters.
+    @inline(__always)
+    private static func bytesMatch(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
     }
 }
 
