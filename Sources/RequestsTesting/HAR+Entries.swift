@@ -64,9 +64,11 @@ struct EntryDraft: Sendable {
         )
         let waited = Self.milliseconds(wait)
         let whole = Self.milliseconds(total)
+        // Each figure is rounded to the microsecond, so `time` is their sum to within one.
+        let receive = Self.milliseconds(max(.zero, total - wait))
         return HAR.Entry(
             startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: version), response: response,
-            cache: HAR.Cache(beforeRequest: cacheBefore), timings: HAR.Timings(wait: waited, receive: max(0, whole - waited)), comment: comment
+            cache: HAR.Cache(beforeRequest: cacheBefore), timings: HAR.Timings(wait: waited, receive: receive), comment: comment
         )
     }
 

@@ -106,7 +106,9 @@ import Testing
         let har = try JSONDecoder().decode(HAR.self, from: recorder.har.jsonData())
         #expect(har.log.entries.map(\.response.statusText) == ["OK", "OK", ""])
         for entry in har.log.entries {
-            #expect(entry.time == entry.timings.send + entry.timings.wait + entry.timings.receive)
+            // HAR's `time` is the sum of the timings; each is rounded to the microsecond.
+            #expect(abs(entry.time - (entry.timings.send + entry.timings.wait + entry.timings.receive)) <= 0.002,
+                    "\(entry.time) ≠ \(entry.timings.send) + \(entry.timings.wait) + \(entry.timings.receive)")
         }
 
         let replay = Session(transport: ReplayTransport(har), cookies: .none)

@@ -84,7 +84,12 @@ import Testing
         let session = Session(transport: stub)
         let start = ContinuousClock.now
         let call = Task { try await session.request("https://a.example/") }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancelled once the request waits at the stub, however long a loaded machine takes to
+        // bring it there.
+        let reached = ContinuousClock.now + .seconds(10)
+        while route.hits == 0, ContinuousClock.now < reached {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         call.cancel()
         let result = await call.result
         #expect(throws: CancellationError.self) { try result.get() }

@@ -99,8 +99,10 @@ private final class StallingBody: Transport {
     }
 
     private func expectIdleTripRetried(timeout: Duration?) async throws {
-        // The first trip never answers; the second answers after a quarter of the limit, which a
-        // limit carried over from the first trip would not allow.
+        // The first trip never answers; the second answers after a tenth of the limit, which a
+        // limit carried over from the first trip would not allow (the watchdog's next 50 ms tick
+        // would cut it off). The margin is wide so that a loaded machine's stall of more than a
+        // second between the answer's sleep and the watchdog's tick still leaves the answer first.
         let transport = ClosureTransport { request, trip in
             if trip == 1 {
                 try await waitUntilCancelled(request.handle)
@@ -111,14 +113,14 @@ private final class StallingBody: Transport {
         }
         var retry = RetryPolicy(baseDelay: .milliseconds(1))
         retry.random = { $0.upperBound }
-        let session = Session(transport: transport, idleTimeout: .milliseconds(600), interceptors: [retry])
+        let session = Session(transport: transport, idleTimeout: .milliseconds(1500), interceptors: [retry])
         let response = try await session.request("https://example.com/retry", timeout: timeout)
         #expect(response.text == "answered")
         #expect(transport.trips == 2)
         #expect(response.failedAttempts.count == 1)
         let first = try #require(response.failedAttempts.first?.error as? RequestError)
         #expect(first.code == .timedOut)
-        #expect(first.description.contains("no response head within 0.6 seconds"))
+        #expect(first.description.contains("no response head within 1.5 seconds"))
     }
 
     @Test func aCallTimeoutShorterThanTheIdleLimitIsTheOneReported() async throws {

@@ -22,7 +22,7 @@ func fetchJSON<T: Decodable>(_ type: T.Type, _ path: String) async throws -> T {
 }
 
 /// Polls `/drip-stats/<key>` until `condition` holds or `seconds` pass; returns the last stats.
-func waitForDrip(_ key: String, seconds: Double = 5, until condition: (DripStats) -> Bool) async throws -> DripStats {
+func waitForDrip(_ key: String, seconds: Double = 20, until condition: (DripStats) -> Bool) async throws -> DripStats {
     let end = ContinuousClock.now + .seconds(seconds)
     var stats = try await fetchJSON(DripStats.self, "/drip-stats/\(key)")
     while !condition(stats), ContinuousClock.now < end {

@@ -43,7 +43,7 @@ private func eventually(_ condition: () -> Bool) async throws {
         configuration.httpMaximumConnectionsPerHost = 32
         let throttle = Throttle(maxConcurrent: 3)
         let session = Session(configuration: configuration, interceptors: [throttle])
-        let url = try server().url("/slow-count/\(key)/60")
+        let url = try server().url("/slow-count/\(key)/300")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<24 {
                 group.addTask { _ = try await session.request(url).validate() }
@@ -64,7 +64,7 @@ private func eventually(_ condition: () -> Bool) async throws {
         configuration.httpMaximumConnectionsPerHost = 32
         let throttle = Throttle(maxConcurrent: 10, perOrigin: 2)
         let session = Session(configuration: configuration, interceptors: [throttle])
-        let urls = [try server().url("/slow-count/\(key)/60"), other.url("/slow-count/\(key)/60")]
+        let urls = [try server().url("/slow-count/\(key)/300"), other.url("/slow-count/\(key)/300")]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<16 {
                 group.addTask { _ = try await session.request(urls[index % 2]).validate() }

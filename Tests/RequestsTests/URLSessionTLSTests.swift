@@ -33,10 +33,13 @@ struct URLSessionTLSTests {
     func leavingAStreamEndsItAtTheServer(_ how: StreamLeaving, _ view: StreamView) async throws {
         for http1Only in [false, true] {
             let server = try await TLSServer.shared(.serverSentEvents(http1Only: http1Only))
-            try await retryingWhenLate { _ in
+            // The child process and the server are late when the machine is, and this process
+            // sees it too: a try that failed while it was a quarter of a second late or more is
+            // made again. Each check throws, so that a retried try leaves no recorded issue.
+            try await retryingWhenLate(stall: .milliseconds(250)) { _ in
                 let result = try await TrustingProbe.run(["leave-stream", how.rawValue, view.rawValue, server.url("")])
-                #expect(result["version"] == (http1Only ? "1.1" : "2"), "\(result)")
-                #expect(result["disconnected"] == "true", "the server went on streaming after the reader left: \(result)")
+                guard result["version"] == (http1Only ? "1.1" : "2") else { throw FixtureError("not the HTTP version asked for: \(result)") }
+                guard result["disconnected"] == "true" else { throw FixtureError("the server went on streaming after the reader left: \(result)") }
                 let after = Double(result["after"] ?? "") ?? .infinity
                 guard after < 1 else { throw FixtureError("the server saw the reader go \(after) s after it left: \(result)") }
             }

@@ -98,9 +98,11 @@ func leaveLoop(_ base: String, cancellingTheTask: Bool) async throws -> String {
     return outcome
 }
 
-/// Streams one event then 10 s of silence, with a 0.5 s idle limit.
+/// Streams one event then 10 s of silence, with a 2 s idle limit: the limit covers the wait for
+/// the head too, which in this fresh process includes the TLS and HTTP/2 set-up, so it is wide
+/// enough for a loaded machine and still far inside the silence.
 func silence(_ base: String) async throws -> String {
-    let session = Session(transport: URLSessionTransport(), idleTimeout: .milliseconds(500))
+    let session = Session(transport: URLSessionTransport(), idleTimeout: .seconds(2))
     let stream = try await session.stream("\(base)/drip?id=silence&count=1&silence=10")
     var received = 0
     var failure = "none"

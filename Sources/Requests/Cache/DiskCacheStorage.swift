@@ -176,7 +176,9 @@ public final class DiskCacheStorage: CacheStorage {
     private func trim(keeping id: String) {
         var files = Self.files(in: directory)
         var total = files.reduce(0) { $0 + $1.size }
-        files.sort { $0.lastUse < $1.lastUse }
+        // File times may come from a coarse kernel clock, so entries written within one tick tie;
+        // the names, sorted by creation, put the older first.
+        files.sort { ($0.lastUse, $0.id) < ($1.lastUse, $1.id) }
         let target = byteLimit / 10 * 9
         for file in files where total > target && file.id != id {
             remove(folder: file.folder, id: file.id)

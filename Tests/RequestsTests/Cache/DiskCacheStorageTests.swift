@@ -120,6 +120,29 @@ import Testing
         #expect(try await session.request(url(2)).cacheStatus == .miss)
     }
 
+    /// Entries whose files carry the same time (written within one tick of a coarse file-system
+    /// clock) go in the order they were written, the oldest first, whatever order the folder
+    /// lists them in.
+    @Test func entriesOfTheSameTimeGoOldestFirst() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stub = versionedStub(length: { _ in 20_000 })
+        let session = try session(stub, byteLimit: 90_000)
+        for item in 1...4 {
+            _ = try await session.request(url(item))
+        }
+        let tick = Date().addingTimeInterval(-60)
+        for file in DiskCacheStorage.files(in: folder) {
+            try FileManager.default.setAttributes([.modificationDate: tick], ofItemAtPath: file.folder.appendingPathComponent(file.id + ".head").path)
+        }
+        _ = try await session.request(url(5))
+        #expect(DiskCacheStorage.files(in: folder).reduce(0) { $0 + $1.size } <= 90_000)
+        for item in 3...5 {
+            #expect(try await session.request(url(item)).cacheStatus == .hit, "item \(item)")
+        }
+        #expect(try await session.request(url(1)).cacheStatus == .miss)
+        #expect(try await session.request(url(2)).cacheStatus == .miss)
+    }
+
     @Sendable static func sharedLength(_ item: Int) -> Int {
         item == 4 ? (1 << 20) + 4_096 : 20_000 + item
     }
