@@ -262,6 +262,12 @@ public struct HTTPHeaders: Hashable, Sendable {
         return zip(lhs.utf8, rhs.utf8).allSatisfy(bytesMatch)
     }
 
+    /// The members of a comma-separated list value (RFC 9110 §5.6.1), such as `Vary`'s or
+    /// `Connection`'s field names: trimmed of spaces and tabs, lowercased, empty members skipped.
+    package static func listMembers(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
     /// Whether two bytes are equal, ignoring the case of ASCII letters.
     @inline(__always)
     private static func bytesMatch(_ a: UInt8, _ b: UInt8) -> Bool {

@@ -86,16 +86,8 @@ package struct CacheControl: Sendable, Equatable {
         }
     }
 
-    /// The `name[=argument]` pairs of one field value, names lowercased, quoted arguments
-    /// unquoted; empty members (`a,,b`) are skipped.
-    package static func directives(_ value: String) -> [(name: String, argument: String?)] {
-        var result: [(String, String?)] = []
-        forEachDirective(value) { result.append(($0, $1)) }
-        return result
-    }
-
-    /// Calls `body` with each `name[=argument]` pair of one field value, in order: what
-    /// ``directives(_:)`` returns, without building the list.
+    /// Calls `body` with each `name[=argument]` pair of one field value, in order: names
+    /// lowercased, quoted arguments unquoted, empty members (`a,,b`) skipped.
     package static func forEachDirective(_ value: String, _ body: (String, String?) -> Void) {
         var value = value
         value.withUTF8 { bytes in

@@ -64,16 +64,11 @@ enum CacheRules {
     static func varyNames(_ headers: HTTPHeaders) -> [String] {
         var names: [String] = []
         for value in headers.values(for: "Vary") {
-            for name in varyNames(inValue: value) where !names.contains(name) {
+            for name in HTTPHeaders.listMembers(value) where !names.contains(name) {
                 names.append(name)
             }
         }
         return names
-    }
-
-    /// The lowercased field names one `Vary` value lists, empty members skipped.
-    static func varyNames(inValue value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     }
 
     /// The variant a response to a request is stored as: the request's values of the fields the
@@ -118,7 +113,7 @@ enum CacheRules {
             case 13 where HTTPHeaders.namesMatch(header.name, "Cache-Control"): control.read(header.value)
             case 7 where HTTPHeaders.namesMatch(header.name, "Expires"): expires = true
             case 4 where HTTPHeaders.namesMatch(header.name, "Vary"):
-                if varyNames(inValue: header.value).contains("*") { return false }
+                if HTTPHeaders.listMembers(header.value).contains("*") { return false }
             default: break
             }
         }
@@ -129,8 +124,8 @@ enum CacheRules {
 
     /// How a request may use a stored response (§4.2, §5.2.1, §5.2.2, RFC 5861), at `now`.
     static func use(of entry: CacheEntry, requestControl request: CacheControl, policy: CachePolicy, now: Date) -> Use {
-        let response = CacheControl(entry.headers)
         let freshness = entry.freshness
+        let response = freshness.control
         let age = freshness.age(at: now)
         let remaining = freshness.lifetime - age
         switch policy {
@@ -163,9 +158,9 @@ enum CacheRules {
     /// validated because validation is required (`no-cache` on either side, `must-revalidate`,
     /// the ``CachePolicy/revalidate`` policy).
     static func mayServeOnError(_ entry: CacheEntry, requestControl request: CacheControl, policy: CachePolicy, now: Date) -> Bool {
-        let response = CacheControl(entry.headers)
-        guard policy != .revalidate, !request.noCache, !response.noCache, !response.mustRevalidate else { return false }
         let freshness = entry.freshness
+        let response = freshness.control
+        guard policy != .revalidate, !request.noCache, !response.noCache, !response.mustRevalidate else { return false }
         let staleness = -freshness.remaining(at: now)
         let window = max(response.staleIfError ?? -1, request.staleIfError ?? -1)
         return window >= 0 && staleness <= TimeInterval(window)
@@ -183,9 +178,7 @@ enum CacheRules {
     static func storedFields(_ headers: HTTPHeaders) -> HTTPHeaders {
         var dropped = notStored
         for value in headers.values(for: "Connection") {
-            for name in value.split(separator: ",") {
-                dropped.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
-            }
+            dropped.formUnion(HTTPHeaders.listMembers(value))
         }
         return keeping(headers) { !dropped.contains($0.name.lowercased()) }
     }
@@ -220,13 +213,9 @@ enum CacheRules {
         return result
     }
 
-    /// Whether two URLs share an origin: scheme, host and port, a missing port read as the
-    /// scheme's default.
+    /// Whether two URLs share an ``Origin`` (scheme, host, and port with the scheme's default).
     static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        func port(_ url: URL) -> Int? {
-            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
-        }
-        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased() && port(lhs) == port(rhs)
+        Origin(lhs)?.contains(rhs) ?? false
     }
 
     /// The reserved ``CacheEntry/varyValues`` key under which the request's credentials go, as a

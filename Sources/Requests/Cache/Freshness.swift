@@ -21,6 +21,8 @@ package struct Freshness: Sendable, Equatable {
     package let initialAge: TimeInterval
     /// When the response arrived (response_time).
     package let responseTime: Date
+    /// The response's `Cache-Control` directives, as read for its lifetime.
+    package let control: CacheControl
 
     /// The freshness of a response.
     ///
@@ -30,7 +32,7 @@ package struct Freshness: Sendable, Equatable {
     ///   - requestTime: When the request that brought it was sent.
     ///   - responseTime: When the response arrived.
     package init(status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date) {
-        let control = CacheControl(headers)
+        control = CacheControl(headers)
         // Date (date_value): the origin's clock; a response without one dates from its arrival.
         let dateValue = headers.value(for: "Date").flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
         if let maxAge = control.maxAge {

@@ -128,7 +128,7 @@ struct DigestChallenge: Sendable, Equatable {
         case "nonce": nonce = value
         case "opaque": opaque = value
         case "algorithm": algorithm = value
-        case "qop": qop = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        case "qop": qop = HTTPHeaders.listMembers(value)
         case "stale": stale = value.lowercased() == "true"
         case "userhash": userhash = value.lowercased() == "true"
         default: break

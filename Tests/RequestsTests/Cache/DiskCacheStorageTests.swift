@@ -103,12 +103,7 @@ import Testing
 
     @Test func theFolderStaysWithinItsLimitLeastRecentlyUsedFirst() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stub = versionedStub(length: { _ in 20_000 })
-        // Room for about four entries of 20 kB and their heads.
-        let session = try session(stub, byteLimit: 90_000)
-        for item in 1...4 {
-            _ = try await session.request(url(item))
-        }
+        let session = try await sessionWithFourEntriesAtItsLimit()
         // Item 1 is used now, so item 2 is the least recently used when item 5 comes.
         try await Task.sleep(for: .milliseconds(20))
         #expect(try await session.request(url(1)).cacheStatus == .hit)
@@ -125,11 +120,7 @@ import Testing
     /// lists them in.
     @Test func entriesOfTheSameTimeGoOldestFirst() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stub = versionedStub(length: { _ in 20_000 })
-        let session = try session(stub, byteLimit: 90_000)
-        for item in 1...4 {
-            _ = try await session.request(url(item))
-        }
+        let session = try await sessionWithFourEntriesAtItsLimit()
         let tick = Date().addingTimeInterval(-60)
         for file in DiskCacheStorage.files(in: folder) {
             try FileManager.default.setAttributes([.modificationDate: tick], ofItemAtPath: file.folder.appendingPathComponent(file.id + ".head").path)
@@ -141,6 +132,16 @@ import Testing
         }
         #expect(try await session.request(url(1)).cacheStatus == .miss)
         #expect(try await session.request(url(2)).cacheStatus == .miss)
+    }
+
+    /// A session over a disk store with room for about four entries of 20 kB and their heads,
+    /// holding items 1 to 4, stored in that order.
+    private func sessionWithFourEntriesAtItsLimit() async throws -> Session {
+        let session = try session(versionedStub(length: { _ in 20_000 }), byteLimit: 90_000)
+        for item in 1...4 {
+            _ = try await session.request(url(item))
+        }
+        return session
     }
 
     @Sendable static func sharedLength(_ item: Int) -> Int {
