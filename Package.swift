@@ -118,9 +118,19 @@ let package = Package(
         // system trust store holds the test CA (the only store FoundationNetworking reads).
         // Also sends WireFields' call over either engine, one process a run (`fields`).
         .executableTarget(name: "URLSessionProbe", dependencies: ["Requests", "RequestsAsyncHTTPClient", "TransportContract"], path: "Tests/URLSessionProbe"),
+        // The stress suite (`swift run -c release Stress run`) and the deterministic
+        // reproductions of hangs found so far (`Stress regressions`), for release builds.
+        .executableTarget(
+            name: "Stress",
+            dependencies: [
+                "Requests", "RequestsTesting", "LoopbackFixture",
+                .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+            ],
+            path: "Tests/Stress"
+        ),
         .testTarget(
             name: "RequestsTests",
-            dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling", "RequestsTesting", "URLSessionProbe"]
+            dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling", "RequestsTesting", "URLSessionProbe", "Stress"]
         ),
         .testTarget(name: "RequestsTestingTests", dependencies: ["RequestsTesting", "Requests", "LoopbackFixture", "TestScheduling"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture", "TestScheduling"]),

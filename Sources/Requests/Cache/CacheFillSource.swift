@@ -65,10 +65,12 @@ final class CacheFillSource: ResponseBodySource {
 
     func cancel() {
         inner.cancel()
-        let first = state.withLock { state -> Bool in
-            defer { state.finished = true; state.iterator = nil }
-            return !state.finished
+        // The iterator is released after the lock: its reader cancels its source on deinit.
+        let (first, iterator) = state.withLock { state -> (Bool, IteratorBox<ResponseBody.Iterator>?) in
+            defer { state.finished = true }
+            return (!state.finished, state.iterator.take())
         }
+        releaseUnlocked(iterator)
         guard first else { return }
         let writer = writer
         Task {

@@ -43,15 +43,17 @@ final class IdleWatch: Sendable {
     /// The call starts waiting for `phase` on the trip `handle` cancels, or hears from the
     /// transport and waits again.
     func waiting(for phase: Phase, handle: TransferHandle? = nil) {
-        state.withLock { state in
+        let previous = state.withLock { state -> TransferHandle? in
             state.since = .now
             state.phase = phase
-            if let handle {
-                // A new trip (a retry after an expired one, say) starts with a clean slate.
-                state.handle = handle
-                state.expired = nil
-            }
+            guard let handle else { return nil }
+            // A new trip (a retry after an expired one, say) starts with a clean slate.
+            state.expired = nil
+            defer { state.handle = handle }
+            return state.handle
         }
+        // An earlier trip's handle goes after the lock (see ``Guarded``).
+        releaseUnlocked(previous)
     }
 
     /// The transport showed a sign of life (bytes of the request body sent) in the wait under way.
@@ -63,10 +65,11 @@ final class IdleWatch: Sendable {
 
     /// The call stops waiting on the transport.
     func idle() {
-        state.withLock { state in
+        let handle = state.withLock { state -> TransferHandle? in
             state.since = nil
-            state.handle = nil
+            return state.handle.take()
         }
+        releaseUnlocked(handle)
     }
 
     /// The phase whose wait outlasted the limit, once ``expire(at:)`` found one.
@@ -222,7 +225,9 @@ final class Watchdog: Sendable {
 
     /// Drops a check.
     func remove(_ key: Int) {
-        _ = state.withLock { $0.checks.removeValue(forKey: key) }
+        // The check holds a call's idle watch, and through it a trip's handle: released unlocked.
+        let removed = state.withLock { $0.checks.removeValue(forKey: key) }
+        releaseUnlocked(removed)
     }
 
     private func run() async {

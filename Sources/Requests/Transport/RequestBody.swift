@@ -180,11 +180,16 @@ public final class ChunkStream: Sendable {
     convenience init(lazy make: @escaping @Sendable () -> ChunkStream) {
         let made = Guarded<ChunkStream?>(nil)
         self.init {
-            let stream = made.withLock { current in
+            // The caller's closure runs outside the lock; a stream made by a reader that lost the
+            // race is dropped outside it too.
+            if let current = made.withLock({ $0 }) {
+                return try await current.next()
+            }
+            let fresh = make()
+            let stream = made.withLock { current -> ChunkStream in
                 if let current { return current }
-                let stream = make()
-                current = stream
-                return stream
+                current = fresh
+                return fresh
             }
             return try await stream.next()
         }

@@ -6,7 +6,7 @@ import Foundation
 /// its reader has not taken yet once the memory buffer is full.
 ///
 /// The file is removed from the directory as soon as it is open, so it disappears with its handle
-/// whatever happens to the process. Not thread-safe: ``StreamBuffer`` uses it under its lock.
+/// whatever happens to the process. Not thread-safe: ``ChunkQueue`` uses it under its owner's lock.
 final class SpillFile {
     private let handle: FileHandle
     private var readOffset: UInt64 = 0

@@ -53,15 +53,13 @@ public final class TransferHandle: Sendable {
     /// hold (a transport's exchange, a body) is freed with the trip; call it when you drive a
     /// transport yourself and the exchange is over.
     public func finish() {
-        // The actions are returned, and so released after the lock: what they hold may
-        // deinitialise and call back in.
-        _ = state.withLock { state -> [@Sendable () -> Void] in
-            defer {
-                state.actions = []
-                state.finished = true
-            }
-            return state.actions
+        // The actions are taken out and released after the lock: what they hold (a body whose
+        // owner cancels its source on deinit, say) may deinitialise and call back in.
+        let released = state.withLock { state -> [@Sendable () -> Void] in
+            state.finished = true
+            return state.actions.take()
         }
+        releaseUnlocked(released)
     }
 
     /// Waits `duration`, as an engine waits for an answer: ending early with
@@ -84,11 +82,22 @@ public final class TransferHandle: Sendable {
     /// Cancels the transfer: runs the registered actions, once.
     public func cancel() {
         let registered = state.withLock { state -> [@Sendable () -> Void] in
-            defer { state = State(cancelled: true, finished: state.finished, actions: []) }
-            return state.cancelled ? [] : state.actions
+            guard !state.cancelled else { return [] }
+            state.cancelled = true
+            return state.actions.take()
         }
         for action in registered {
             action()
         }
+        releaseUnlocked(registered)
+    }
+}
+
+extension Array {
+    /// Empties the array and returns what it held, for releasing after a lock.
+    mutating func take() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &self)
+        return taken
     }
 }

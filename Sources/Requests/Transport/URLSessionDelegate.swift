@@ -3,18 +3,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
+// MARK: - URLSessionTransfer
+
+/// A `URLSessionTask`'s transfer: the task is what stops it and what a pause holds (Apple
+/// platforms suspend a task whose reader is behind, and resume it).
+typealias URLSessionTransfer = TransferStream<URLSessionTask, URLSessionTask>
+
 // MARK: - TaskDelegate
 
 /// The delegate of a ``URLSessionTransport``'s session (and, on Linux, of each streamed
-/// transfer's session of its own): it finds each task's
-/// ``StreamBuffer`` by the task's identifier and feeds it; declines redirects and authentication
-/// challenges, which the session's pipeline handles; reports upload progress.
+/// transfer's session of its own): it finds each task's ``TransferStream`` by the task's
+/// identifier and feeds it the task's events; declines redirects and authentication challenges,
+/// which the session's pipeline handles; reports upload progress.
 ///
 /// Invariant: `tasks` holds an entry from just before a task is resumed until its completion.
 final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// What the delegate keeps for one task.
     struct Entry {
-        let buffer: StreamBuffer
+        let stream: URLSessionTransfer
         let progress: (@Sendable (Int64, Int64?) -> Void)?
         /// A temporary file holding a streamed body, removed when the task completes.
         let spooled: URL?
@@ -33,9 +39,9 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.invalidatesSessionWhenDone = invalidatesSessionWhenDone
     }
 
-    /// Starts feeding `buffer` from `task`; call before the task is resumed.
-    func register(_ task: URLSessionTask, buffer: StreamBuffer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
-        let entry = Entry(buffer: buffer, progress: progress, spooled: spooled)
+    /// Starts feeding `stream` from `task`; call before the task is resumed.
+    func register(_ task: URLSessionTask, stream: URLSessionTransfer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
+        let entry = Entry(stream: stream, progress: progress, spooled: spooled)
         tasks.withLock { $0[task.taskIdentifier] = entry }
     }
 
@@ -54,12 +60,27 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.allow)
             return
         }
-        entry(dataTask)?.buffer.receive(response)
+        if let stream = entry(dataTask)?.stream {
+            Self.receive(response, into: stream)
+        }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        entry(dataTask)?.buffer.receive(data)
+        guard let stream = entry(dataTask)?.stream, stream.receive(data) else { return }
+        // The reader is behind (Apple platforms only: FoundationNetworking cannot pause a
+        // transfer, and its streams spill to disk instead).
+        dataTask.suspend()
+        stream.paused(dataTask)
+    }
+
+    /// Hands a response head to the transfer: an `HTTPURLResponse`'s, or a failure.
+    static func receive(_ response: URLResponse, into stream: URLSessionTransfer) {
+        if let http = response as? HTTPURLResponse {
+            stream.receive(head: ResponseHead(http))
+        } else {
+            stream.finish(TransportError(.other, detail: "the response is not HTTP"))
+        }
     }
 
     func urlSession(
@@ -85,7 +106,12 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         // FoundationNetworking answers a declined challenge by cancelling; its failure response
         // was passed on in the challenge callback, so the head has arrived and the body is empty.
-        entry.buffer.complete(error.map(URLSessionTransport.classified), response: task.response)
+        // FoundationNetworking does not announce a 3xx whose redirect was declined: its head is
+        // the task's response.
+        if error == nil, let response = task.response, entry.stream.phase == .awaitingHead {
+            Self.receive(response, into: entry.stream)
+        }
+        entry.stream.finish(error.map(URLSessionTransport.classified))
     }
 
     /// Redirects are the pipeline's to follow (``RedirectPolicy``): the 3xx response is returned.
@@ -106,9 +132,9 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         #if canImport(FoundationNetworking)
-        if let response = challenge.failureResponse, let buffer = entry(task)?.buffer {
-            buffer.receive(response)
-            buffer.complete(nil)
+        if let response = challenge.failureResponse, let stream = entry(task)?.stream {
+            Self.receive(response, into: stream)
+            stream.finish(nil)
         }
         // This runs on FoundationNetworking's work queue (``InlineQueue``); declining cancels the
         // task, which must not wait for that queue.
@@ -136,7 +162,7 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
 ///
 /// With an ordinary queue, libcurl hands chunks over faster than a serial `OperationQueue` runs
 /// them, and the chunks waiting in that queue (tens of MiB for a fast server) are memory that no
-/// buffer limit can see. Run in place, every chunk reaches the ``StreamBuffer`` before libcurl
+/// buffer limit can see. Run in place, every chunk reaches the ``TransferStream`` before libcurl
 /// reads the next. The delegate never waits and never calls back into `URLSession`
 /// synchronously; the only lock it takes is held for a dictionary lookup.
 final class InlineQueue: OperationQueue, @unchecked Sendable {

@@ -31,9 +31,12 @@ public struct URLSessionTransport: Transport {
     public let streamBufferLimit: Int
     /// The delegate of a session this transport made; `nil` over a caller's session.
     private let delegate: TaskDelegate?
-    /// Set by ``shutdown()``, under its lock, which every new task of an own session is made
-    /// under too: a task made on an invalidated `URLSession` is a crash, not an error.
-    private let closed = Guarded(false)
+    /// Whether ``shutdown()`` was called, and how many tasks are being made: a task made on an
+    /// invalidated `URLSession` is a crash, not an error, and `URLSession` is never called under
+    /// this lock. Invariant: once `closed`, no task is admitted; the session is invalidated once,
+    /// by whichever of ``shutdown()`` and the last admitted start finds `closed` and no start
+    /// under way (`invalidated` then set).
+    private let lifecycle = Guarded<(closed: Bool, starting: Int, invalidated: Bool)>((false, 0, false))
 
     /// Creates a transport with its own `URLSession`.
     ///
@@ -147,33 +150,62 @@ public struct URLSessionTransport: Transport {
     private func start(
         _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
     ) async throws -> (ResponseHead, ResponseBody) {
-        let buffer = StreamBuffer(request: (request.method, request.url), limit: streamBufferLimit)
+        let stream = URLSessionTransfer(
+            request: (request.method, request.url), buffering: bufferLimits,
+            stop: { task in task.cancel() }, resume: { task in task.resume() }
+        )
         var carrier = (session: session, delegate: delegate)
         #if canImport(FoundationNetworking)
         if !request.readsBodyWhole {
             carrier = transferSession()
         }
         #endif
-        let task = try closed.withLock { closed -> URLSessionTask in
-            guard !closed else {
-                if carrier.session !== session { carrier.session.invalidateAndCancel() }
-                throw TransportError(.other, detail: "the transport was shut down")
-            }
-            if let upload {
-                return carrier.session.uploadTask(with: urlRequest, fromFile: upload)
-            }
-            return carrier.session.dataTask(with: urlRequest)
+        let admitted = lifecycle.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.starting += 1
+            return true
         }
-        carrier.delegate.register(task, buffer: buffer, progress: request.progress, spooled: spooled)
-        buffer.start(task)
-        request.handle.onCancel { buffer.cancel() }
+        guard admitted else {
+            if carrier.session !== session { carrier.session.invalidateAndCancel() }
+            throw TransportError(.other, detail: "the transport was shut down")
+        }
+        let task = if let upload {
+            carrier.session.uploadTask(with: urlRequest, fromFile: upload)
+        } else {
+            carrier.session.dataTask(with: urlRequest)
+        }
+        carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled)
+        task.resume()
+        // Attached after it runs: a transfer cancelled meanwhile stops the task now.
+        stream.attach(task)
+        let invalidate = lifecycle.withLock { state -> Bool in
+            state.starting -= 1
+            guard state.closed, state.starting == 0, !state.invalidated else { return false }
+            state.invalidated = true
+            return true
+        }
+        if invalidate { session.finishTasksAndInvalidate() }
+        request.handle.onCancel { stream.cancel() }
         do {
-            let head = try await buffer.response()
-            return (ResponseHead(head), ResponseBody(source: buffer))
+            let head = try await stream.head()
+            return (head, ResponseBody(source: stream))
         } catch {
-            buffer.cancel()
+            stream.cancel()
             throw error
         }
+    }
+
+    /// How a body waits for a slow reader: in memory up to ``streamBufferLimit``; beyond it, the
+    /// task is suspended on Apple platforms, and on Linux, where FoundationNetworking cannot pause
+    /// a transfer (`suspend()` removes it from libcurl and `resume()` starts it over, and blocking
+    /// the delegate would block the queue every `URLSession` of the process shares), the rest
+    /// goes to an unlinked temporary file, read back in order.
+    private var bufferLimits: ChunkQueue.Limits {
+        #if canImport(FoundationNetworking)
+        ChunkQueue.Limits(bytes: streamBufferLimit, enginePauses: false)
+        #else
+        ChunkQueue.Limits(bytes: streamBufferLimit, enginePauses: true)
+        #endif
     }
 
     #if canImport(FoundationNetworking)
@@ -207,11 +239,14 @@ public struct URLSessionTransport: Transport {
     /// Closes the transport's session once its tasks are done; over a caller's session, nothing.
     public func shutdown() async throws {
         guard delegate != nil else { return }
-        closed.withLock { closed in
-            guard !closed else { return }
-            closed = true
-            session.finishTasksAndInvalidate()
+        let invalidate = lifecycle.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.closed = true
+            guard state.starting == 0 else { return false }
+            state.invalidated = true
+            return true
         }
+        if invalidate { session.finishTasksAndInvalidate() }
     }
 }
 
@@ -273,9 +308,10 @@ extension URLSessionTransport {
                 state.cancelled = true
                 return (state.task, state.continuation.take())
             }
-            // Resume first: cancelling a task on Linux can block on the session's queue.
             waiting?.resume(throwing: CancellationError())
-            task?.cancel()
+            // Never on this thread, which may be a cancellation handler's: cancelling a task on
+            // Linux waits for the session's queue (see ``TransferStream``).
+            if let task { DispatchQueue.global().async { task.cancel() } }
         }
         request.handle.onCancel(cancel)
         let (data, response) = try await withTaskCancellationHandler {

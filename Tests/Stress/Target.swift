@@ -1,0 +1,124 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackFixture
+import Requests
+import RequestsTesting
+#if AsyncHTTPClient
+import RequestsAsyncHTTPClient
+#endif
+
+// MARK: - Target
+
+/// One engine the stress run drives, with the sessions its operations need, all over one
+/// transport: plain, behind `RecordingTransport`, or both.
+final class Target: Sendable {
+    let name: String
+    let transport: any Transport
+    let session: Session
+    /// A session whose idle limit (300 ms) cuts stalled servers off.
+    let idleSession: Session
+    let bearerSession: Session
+    let cachedSession: Session
+    let throttledSession: Session
+    let base: String
+    let hostile: String
+    let stubBase: String
+    let cacheURL: String
+    let scratch: URL
+    private let counter = Counter()
+
+    init(name: String, transport: any Transport, base: String, hostile: String, scratch: URL) {
+        self.name = name
+        self.transport = transport
+        self.base = base
+        self.hostile = hostile
+        self.stubBase = base
+        self.scratch = scratch
+        self.cacheURL = base + "/script/cache-\(name)"
+        session = Session(transport: transport, idleTimeout: .seconds(10))
+        idleSession = Session(transport: transport, idleTimeout: .milliseconds(300))
+        bearerSession = Session(transport: transport, idleTimeout: .seconds(10),
+                                interceptors: [BearerAuthentication(provider: RotatingTokens(), scope: .anyOrigin)])
+        cachedSession = Session(transport: transport, idleTimeout: .seconds(10), cache: HTTPCache())
+        throttledSession = Session(transport: transport, idleTimeout: .seconds(10),
+                                   interceptors: [Throttle(maxConcurrent: 3)])
+    }
+
+    /// A name no other operation of this run uses (for the server's per-key state).
+    func unique() -> String {
+        "\(name)-\(counter.next())"
+    }
+
+    /// Sets what the cache's scripted endpoint answers.
+    func prepare() async throws {
+        let cache = #"[{"status": 200, "headers": [["Cache-Control", "max-age=1"]], "body": "cached", "delay": 0.02}]"#
+        _ = try await session.request(base + "/script-set/cache-\(name)", method: .post, encoding: RawBody(cache))
+    }
+
+    func shutdown() async {
+        for session in [session, idleSession, bearerSession, cachedSession, throttledSession] {
+            try? await session.shutdown()
+        }
+    }
+
+    /// Makes the targets a run asked for, by name: `stub`, `urlsession`, `ahc` (trait), each
+    /// optionally `+recording`.
+    static func make(_ names: [String], loopback: URL, hostile: URL, scratch: URL) throws -> [Target] {
+        try names.map { name in
+            let recording = name.hasSuffix("+recording")
+            let engine = recording ? String(name.dropLast("+recording".count)) : name
+            var transport: any Transport
+            var base = loopback.absoluteString
+            var hostileBase = hostile.absoluteString
+            switch engine {
+            case "urlsession":
+                transport = URLSessionTransport()
+            case "stub":
+                transport = StubEngine.make()
+                base = "http://stub.invalid"
+                hostileBase = base
+            #if AsyncHTTPClient
+            case "ahc":
+                transport = AsyncHTTPClientTransport()
+            #endif
+            default:
+                throw StressError("unknown transport \(engine)")
+            }
+            if recording {
+                transport = RecordingTransport(wrapping: transport)
+            }
+            return Target(name: name.replacingOccurrences(of: "+", with: "-"), transport: transport,
+                          base: base, hostile: hostileBase, scratch: scratch)
+        }
+    }
+}
+
+/// A body written as it is, for the scripted endpoints' set-up.
+struct RawBody: ParameterEncoding {
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        var request = try urlRequest.asURLRequest()
+        request.httpBody = Data(text.utf8)
+        return request
+    }
+}
+
+/// Tokens that the server turns down once: the stale one first, then a fresh one per refresh.
+struct RotatingTokens: TokenProvider {
+    func token() async throws -> String { "stale" }
+    func refreshToken(rejected: String) async throws -> String { "fresh" }
+}
+
+final class Counter: Sendable {
+    private let value = Guarded(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}
+
+struct StressError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
