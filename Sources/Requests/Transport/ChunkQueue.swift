@@ -43,7 +43,7 @@ package struct ChunkQueue {
     /// What ``append(_:request:)`` did with a chunk.
     enum Appended {
         case kept
-        /// Kept, and the limit is reached: the engine should pause.
+        /// Kept, and the limit is reached: the engine (one that can pause) should pause.
         case full
         /// The chunk could not be kept: the transfer fails with this error.
         case failed(any Error)
@@ -89,7 +89,7 @@ package struct ChunkQueue {
         if spill == nil, limits.enginePauses || buffered + chunk.count <= limits.bytes {
             chunks.append(chunk)
             buffered += chunk.count
-            return buffered >= limits.bytes || count >= limits.chunks ? .full : .kept
+            return limits.enginePauses && (buffered >= limits.bytes || count >= limits.chunks) ? .full : .kept
         }
         do {
             let file = try spill ?? SpillFile()
