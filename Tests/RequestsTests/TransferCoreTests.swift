@@ -59,16 +59,16 @@ import Testing
     /// An event, applied to the core.
     static func apply(_ event: String, to core: inout Core) -> TransferEffects<String, String, String> {
         switch event {
-        case "head": core.receive(head: head)
-        case "chunk": core.receive(Data([9]))
-        case "big chunk": core.receive(Data(count: 8))
-        case "end": core.finish(nil)
-        case "failure": core.finish(Failure())
-        case "wait for head": core.waitForHead("head reader 2")
-        case "wait for chunk": core.waitForChunk("reader 2")
-        case "cancel": core.cancel()
-        case "paused": core.paused("hold 2")
-        case "attach": core.attach("engine 2")
+        case "head": return core.receive(head: head)
+        case "chunk": return core.receive(Data([9]))
+        case "big chunk": return core.receive(Data(count: 8))
+        case "end": return core.finish(nil)
+        case "failure": return core.finish(Failure())
+        case "wait for head": return core.waitForHead("head reader 2")
+        case "wait for chunk": return core.waitForChunk("reader 2")
+        case "cancel": return core.cancel()
+        case "paused": return core.paused("hold 2")
+        case "attach": return core.attach("engine 2")
         default:
             Issue.record("no event \(event)")
             return TransferEffects()
