@@ -91,21 +91,12 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         }
         let client = configuration.pins.pattern(for: host).flatMap { pinnedClients[$0] } ?? self.client
         let exchange = Exchange(client: client, request: request, decompression: configuration.decompression, shutDown: state)
-        // Weakly: the exchange keeps the request, and so this handle.
-        request.handle.onCancel { [weak exchange] in exchange?.cancel() }
+        let stream = exchange.stream
+        // The stream, not the exchange: the exchange keeps the request, and so this handle.
+        request.handle.onCancel { stream.cancel() }
         exchange.start()
-        let response = try await withTaskCancellationHandler {
-            try await exchange.head()
-        } onCancel: {
-            exchange.cancel()
-        }
-        let head = ResponseHead(
-            statusCode: Int(response.status.code),
-            headers: Self.headers(response.headers),
-            url: request.url,
-            httpVersion: Self.versionText(response.version)
-        )
-        return (head, exchange.takeWholeBody().map(ResponseBody.init) ?? ResponseBody(source: exchange))
+        let head = try await stream.head()
+        return (head, exchange.takeWholeBody().map(ResponseBody.init) ?? ResponseBody(source: stream))
     }
 
     /// Closes every connection and the clients; requests sent afterwards fail.

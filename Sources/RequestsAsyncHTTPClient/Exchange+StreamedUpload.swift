@@ -8,18 +8,13 @@ import Requests
 
 extension Exchange {
     /// Sends a request whose body streams from a file or a sequence through AsyncHTTPClient's
-    /// `execute`, in a task that ``cancel()`` cancels, and hands the head and the chunks to the
-    /// reader as the delegate's callbacks do.
+    /// `execute`, in a task that a cancel of the transfer cancels, and hands the head and the
+    /// chunks to the reader as the delegate's callbacks do.
     ///
     /// The engine's async API finishes a response that ends before the body has all gone out,
     /// and resumes a paused body write when the request fails; its delegate API does neither.
     func startStreamedUpload() {
-        let runner = Task { await self.runStreamedUpload() }
-        let stopNow = locked {
-            self.runner = runner
-            return cancelled
-        }
-        if stopNow { runner.cancel() }
+        stream.attach(.runner(Task { await self.runStreamedUpload() }))
     }
 
     private func runStreamedUpload() async {
@@ -30,22 +25,22 @@ extension Exchange {
         do {
             response = try await executeStreamed(pulls)
         } catch {
-            deliver(head: .failure(AsyncHTTPClientTransport.classify(error, stopped: isStopped || Task.isCancelled)))
+            stream.finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped || Task.isCancelled))
             return
         }
         progress.finish()
-        deliver(head: .success(HTTPResponseHead(version: response.version, status: response.status, headers: response.headers)))
+        deliver(HTTPResponseHead(version: response.version, status: response.status, headers: response.headers))
         let loop = client.http.eventLoopGroup.any()
         do {
             for try await buffer in response.body where buffer.readableBytes > 0 {
                 // The future holds this task while `lookahead` chunks wait for the reader; it
                 // never fails.
                 try? await push(buffer, on: loop).get()
-                if locked({ cancelled }) { return }
+                if stream.isCancelled { return }
             }
-            finish(nil)
+            stream.finish(nil)
         } catch {
-            finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped || Task.isCancelled))
+            stream.finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped || Task.isCancelled))
         }
     }
 
@@ -58,7 +53,7 @@ extension Exchange {
             do {
                 return try await client.http.execute(try request.streamedEngineRequest(acceptEncoding: acceptEncoding, sent: progress, pulls: pulls), deadline: deadline)
             } catch where mayResend(after: error) {
-                locked { resent += 1 }
+                resent.withLock { $0 += 1 }
                 progress.restart()
             }
         }

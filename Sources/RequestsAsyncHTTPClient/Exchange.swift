@@ -10,26 +10,35 @@ import Requests
 // MARK: - Exchange
 
 /// One request over AsyncHTTPClient, as the delegate of its `HTTPClient.Task`: the engine calls
-/// it on an event loop with the head and each piece of the body, and it hands them to the reader,
-/// keeping at most ``lookahead`` chunks: past that, the future it returns holds the connection's
-/// reading until the reader takes one.
+/// it on an event loop with the head and each piece of the body, and it feeds them to the
+/// request's ``TransferStream``, the transfer core every built-in engine shares. At most
+/// ``lookahead`` chunks wait for the reader: past that, the future a body part returns holds the
+/// connection's reading until the reader takes one.
 ///
-/// The engine's task is what makes ``cancel()`` reach the connection at once from any thread:
+/// The engine's task is what makes a cancel reach the connection at once from any thread:
 /// cancelling it ends the request (and its connection when the body is unfinished), whether it
 /// waits for the head, for a chunk, or for the reader. No Swift task runs per request: the
 /// delegate's callbacks resume the waiting caller straight from the event loop. A request whose
 /// body streams from a file or a sequence is the exception: it goes through the engine's
-/// `execute` in a task that ``cancel()`` cancels (`Exchange+StreamedUpload.swift` says why).
+/// `execute` in a task that a cancel cancels (`Exchange+StreamedUpload.swift` says why).
 ///
-/// Invariants, under `lock`:
-/// - each continuation is resumed once, and taken out before it is resumed;
-/// - `waiter` exists only while `chunks` is empty and `end` is `nil`;
-/// - `demand` exists only while `chunks` holds `lookahead` chunks;
-/// - once `cancelled` is set, `chunks` is empty and stays so.
-///
-/// `pending` and `early` are touched only by the engine's callbacks, which come one at a time.
-final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked Sendable {
+/// `pending` and `early` are touched only by the engine's callbacks, which come one at a time;
+/// everything else shared is in the stream or behind a `Guarded` of its own.
+final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     typealias Response = Void
+
+    /// What stops the request: the engine's task, or the task that runs a streamed upload.
+    enum Engine: Sendable {
+        case call(HTTPClient.Task<Void>)
+        case runner(Task<Void, Never>)
+
+        func stop() {
+            switch self {
+            case .call(let task): task.cancel()
+            case .runner(let task): task.cancel()
+            }
+        }
+    }
 
     /// How many chunks may wait for the reader before the connection is read no further.
     ///
@@ -50,26 +59,17 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     let request: TransportRequest
     let acceptEncoding: String?
     let progress: UploadProgress
+    /// The transfer: the head and the body as the reader sees them; a cancel of it stops the engine.
+    let stream: TransferStream<Engine, EventLoopPromise<Void>>
     /// The transport's shutdown flag: set, the engine's `cancelled` is the shutdown's.
     private let shutDown: LockedFlag
     /// The connections the client had opened when the request began (see ``mayResend(after:)``).
     private let connectionsBefore: Int
-
-    private let lock = NSLock()
-    private var task: HTTPClient.Task<Void>?
-    /// The task that runs a request whose body streams from a file or a sequence, through
-    /// AsyncHTTPClient's `execute` (``startStreamedUpload()``).
-    var runner: Task<Void, Never>?
-    var resent = 0
-    private var head: Result<HTTPResponseHead, any Error>?
-    private var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
-    private var chunks: [ByteBuffer] = []
-    private var end: (any Error)??
-    private var waiter: CheckedContinuation<Data?, any Error>?
-    private var demand: EventLoopPromise<Void>?
-    var cancelled = false
-    /// The body, when it was read whole before the head (``wholeBodyLimit``).
-    private var whole: ByteBuffer?
+    /// How many times the request was sent again (``mayResend(after:)``).
+    let resent = Guarded(0)
+    /// The body, when it was read whole before the head (``wholeBodyLimit``); set before the
+    /// head is handed over, taken once after it.
+    private let whole = Guarded<ByteBuffer?>(nil)
 
     /// The head, held back while a small body is read whole.
     private var pending: HTTPResponseHead?
@@ -92,6 +92,12 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         }
         progress = UploadProgress(total: request.body.length, report: request.progress)
         connectionsBefore = client.connections.value
+        stream = TransferStream(
+            request: (request.method, request.url),
+            buffering: ChunkQueue.Limits(bytes: .max, chunks: Self.lookahead, enginePauses: true, batchBytes: 0),
+            stop: { engine in engine.stop() },
+            resume: { demand in demand.succeed(()) }
+        )
     }
 
     /// Sends the request; the head and the body arrive through the delegate's callbacks.
@@ -112,18 +118,14 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         do {
             outgoing = try request.engineRequest(acceptEncoding: acceptEncoding)
         } catch {
-            deliver(head: .failure(error))
+            stream.finish(error)
             return
         }
         let task = client.http.execute(request: outgoing, delegate: self, deadline: nil)
-        let stopNow = locked {
-            self.task = task
-            return cancelled
-        }
-        // Registered once the task is kept: a failure sends the request again from here, and
-        // the task that sends keeps its place.
+        // Kept (and stopped at once when the transfer was cancelled first) before a failure can
+        // send the request again from here, so that the task that sends keeps its place.
+        stream.attach(.call(task))
         task.futureResult.whenFailure { [loop = task.eventLoop] error in self.failed(error, on: loop) }
-        if stopNow { task.cancel() }
     }
 
     // MARK: Engine callbacks
@@ -136,7 +138,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         if request.readsBodyWhole, let length = head.headers.first(name: "content-length").flatMap(Int.init), length <= Self.wholeBodyLimit {
             pending = head
         } else {
-            deliver(head: .success(head))
+            deliver(head)
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -155,7 +157,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
         if early.readableBytes <= Self.wholeBodyLimit { return task.eventLoop.makeSucceededVoidFuture() }
         // Inflated past the limit: the body streams from here.
         pending = nil
-        deliver(head: .success(held))
+        deliver(held)
         defer { early = ByteBuffer() }
         return push(early, on: task.eventLoop)
     }
@@ -165,43 +167,33 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
             pending = nil
             let body = early
             early = ByteBuffer()
-            locked {
-                whole = body
-                end = .some(nil)
-            }
-            deliver(head: .success(held))
-        } else {
-            finish(nil)
+            whole.withLock { $0 = body }
+            deliver(held)
         }
+        stream.finish(nil)
     }
 
     /// The engine's task failed: before the head, the request is sent again when that is safe
     /// and the head fails otherwise; after it, the body fails after what came.
     private func failed(_ error: any Error, on loop: any EventLoop) {
-        let (stopped, headDelivered) = locked { (cancelled, head != nil) }
-        if stopped { return }
+        let phase = stream.phase
+        if phase == .cancelled { return }
         if let held = pending {
             // Failed while the body was read whole: the reader sees what came, then the failure.
             pending = nil
             let body = early
             early = ByteBuffer()
-            locked {
-                if body.readableBytes > 0 { chunks.append(body) }
-            }
-            deliver(head: .success(held))
-        } else if !headDelivered {
-            if mayResend(after: error) {
-                locked { resent += 1 }
-                progress.restart()
-                // Not at once: the loop first handles the connection's closing, which it has
-                // queued, so that the pool no longer hands out the connection that failed.
-                loop.execute { self.start() }
-            } else {
-                deliver(head: .failure(AsyncHTTPClientTransport.classify(error, stopped: isStopped)))
-            }
+            deliver(held)
+            if body.readableBytes > 0 { stream.receive(Data(buffer: body, byteTransferStrategy: .noCopy)) }
+        } else if phase == .awaitingHead, mayResend(after: error) {
+            resent.withLock { $0 += 1 }
+            progress.restart()
+            // Not at once: the loop first handles the connection's closing, which it has
+            // queued, so that the pool no longer hands out the connection that failed.
+            loop.execute { self.start() }
             return
         }
-        finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
+        stream.finish(AsyncHTTPClientTransport.classify(error, stopped: isStopped))
     }
 
     /// A failure before the head that a browser would send again: HTTP/2's refused streams and
@@ -212,7 +204,7 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
     /// policy judges it (the transport contract: a transport retries nothing else). A body that
     /// cannot be read twice is never sent again, nor one sent ``resends`` times already.
     func mayResend(after error: any Error) -> Bool {
-        guard locked({ resent }) < Self.resends, request.body.isReplayable, !isStopped else { return false }
+        guard resent.withLock({ $0 }) < Self.resends, request.body.isReplayable, !isStopped else { return false }
         if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
         let idempotent: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
@@ -221,143 +213,41 @@ final class Exchange: HTTPClientResponseDelegate, ResponseBodySource, @unchecked
             && client.connections.value == connectionsBefore
     }
 
-    /// Whether the request was stopped on purpose: ``cancel()`` called (which cancelling the
+    /// Whether the request was stopped on purpose: the transfer cancelled (which cancelling the
     /// calling task does), or the transport shut down. Then the engine's `cancelled` is that, not
     /// a lost connection.
     var isStopped: Bool {
-        locked { cancelled } || shutDown.isSet
+        stream.isCancelled || shutDown.isSet
     }
 
-    // MARK: Head
+    // MARK: Head and body
 
-    /// Waits for the head.
-    func head() async throws -> HTTPResponseHead {
-        try await withCheckedThrowingContinuation { continuation in
-            let now: Result<HTTPResponseHead, any Error>? = locked {
-                if cancelled { return .failure(CancellationError()) }
-                if let head { return head }
-                headWaiter = continuation
-                return nil
-            }
-            if let now { continuation.resume(with: now) }
-        }
-    }
-
-    func deliver(head result: Result<HTTPResponseHead, any Error>) {
-        let waiting = locked {
-            head = result
-            defer { headWaiter = nil }
-            return headWaiter
-        }
-        waiting?.resume(with: result)
+    /// Hands the head to the reader, as the session's `ResponseHead`.
+    func deliver(_ head: HTTPResponseHead) {
+        stream.receive(head: ResponseHead(
+            statusCode: Int(head.status.code),
+            headers: AsyncHTTPClientTransport.headers(head.headers),
+            url: request.url,
+            httpVersion: AsyncHTTPClientTransport.versionText(head.version)
+        ))
     }
 
     /// The body read whole before the head, taken once; `nil` when it streams.
     func takeWholeBody() -> Data? {
-        locked {
-            defer { whole = nil }
-            return whole.map { Data(buffer: $0, byteTransferStrategy: .noCopy) }
-        }
+        whole.withLock { $0.take() }.map { Data(buffer: $0, byteTransferStrategy: .noCopy) }
     }
-
-    // MARK: Body, engine side
 
     /// Hands a chunk to the reader, or keeps it.
     ///
     /// - Returns: A future that holds the connection's reading back while `lookahead` chunks
     ///   wait for the reader; a succeeded one otherwise.
     func push(_ buffer: ByteBuffer, on loop: any EventLoop) -> EventLoopFuture<Void> {
-        enum Step { case goOn, deliver(CheckedContinuation<Data?, any Error>), wait(EventLoopFuture<Void>) }
-        let step: Step = locked {
-            if cancelled { return .goOn }
-            if let waiting = waiter {
-                waiter = nil
-                return .deliver(waiting)
-            }
-            chunks.append(buffer)
-            if chunks.count < Self.lookahead { return .goOn }
-            let promise = loop.makePromise(of: Void.self)
-            demand = promise
-            return .wait(promise.futureResult)
-        }
-        switch step {
-        case .goOn:
+        guard stream.receive(Data(buffer: buffer, byteTransferStrategy: .noCopy)) else {
             return loop.makeSucceededVoidFuture()
-        case .deliver(let waiting):
-            waiting.resume(returning: Data(buffer: buffer, byteTransferStrategy: .noCopy))
-            return loop.makeSucceededVoidFuture()
-        case .wait(let future):
-            return future
         }
-    }
-
-    func finish(_ error: (any Error)?) {
-        let waiting = locked {
-            end = .some(error)
-            defer { waiter = nil }
-            return waiter
-        }
-        if let error {
-            waiting?.resume(throwing: error)
-        } else {
-            waiting?.resume(returning: nil)
-        }
-    }
-
-    // MARK: Body, reader side
-
-    func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                enum Step { case answer(Result<Data?, any Error>, EventLoopPromise<Void>?), wait }
-                let step: Step = locked {
-                    if cancelled { return .answer(.failure(CancellationError()), nil) }
-                    if !chunks.isEmpty {
-                        let chunk = chunks.removeFirst()
-                        defer { demand = nil }
-                        return .answer(.success(Data(buffer: chunk, byteTransferStrategy: .noCopy)), demand)
-                    }
-                    if let end {
-                        return .answer(end.map { .failure($0) } ?? .success(nil), nil)
-                    }
-                    waiter = continuation
-                    return .wait
-                }
-                if case .answer(let result, let demand) = step {
-                    demand?.succeed(())
-                    continuation.resume(with: result)
-                }
-            }
-        } onCancel: {
-            cancel()
-        }
-    }
-
-    func cancel() {
-        typealias Taken = (HTTPClient.Task<Void>?, Task<Void, Never>?, CheckedContinuation<HTTPResponseHead, any Error>?, CheckedContinuation<Data?, any Error>?, EventLoopPromise<Void>?)
-        let (task, runner, headWaiter, waiter, demand): Taken = locked {
-            if cancelled { return (nil, nil, nil, nil, nil) }
-            cancelled = true
-            chunks = []
-            defer {
-                self.headWaiter = nil
-                self.waiter = nil
-                self.demand = nil
-            }
-            // A body read to its end has nothing left to stop.
-            return (end == nil ? self.task : nil, end == nil ? self.runner : nil, self.headWaiter, self.waiter, self.demand)
-        }
-        headWaiter?.resume(throwing: CancellationError())
-        waiter?.resume(throwing: CancellationError())
-        demand?.succeed(())
-        task?.cancel()
-        runner?.cancel()
-    }
-
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        let demand = loop.makePromise(of: Void.self)
+        stream.paused(demand)
+        return demand.futureResult
     }
 }
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 import TestScheduling
 import Testing
 @testable import ParameterEncoding

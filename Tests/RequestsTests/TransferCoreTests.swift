@@ -105,7 +105,7 @@ import Testing
         ("awaiting head, head awaited", "failure", ["head reader gets the failure", "release engine"], .failed),
         ("awaiting head, head awaited", "end", ["head reader gets the failure", "release engine"], .failed),
         ("awaiting head, head awaited", "cancel", ["head reader gets cancelled", "stop engine"], .cancelled),
-        ("awaiting head", "attach", [], .awaitingHead),
+        ("awaiting head", "attach", ["release engine"], .awaitingHead),
         // The body arriving.
         ("streaming", "head", [], .streaming),
         ("streaming", "wait for head", ["head reader 2 gets head 200"], .streaming),

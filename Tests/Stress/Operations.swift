@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Requests
+import LoopbackFixture
 import RequestsTesting
 
 // MARK: - Operation
@@ -17,7 +18,7 @@ enum Operation: String, CaseIterable, Sendable {
 
     /// Runs the operation once. Its errors are expected (timeouts, resets, cancellation): what a
     /// stress run looks for is that the call ends.
-    func run(on target: Target, random: inout SplitMix) async throws {
+    func run(on target: Target, random: inout SplitMix64) async throws {
         let session = target.session
         let base = target.base
         switch self {
@@ -92,29 +93,5 @@ enum Operation: String, CaseIterable, Sendable {
         case .throttled:
             _ = try await target.throttledSession.request(base + "/delay/0.01")
         }
-    }
-}
-
-// MARK: - SplitMix
-
-/// A small seeded generator, so that a run can be replayed from its printed seed.
-struct SplitMix: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`.
-    mutating func next(upTo bound: Int) -> Int {
-        Int(next() % UInt64(max(bound, 1)))
     }
 }

@@ -49,7 +49,7 @@ struct StressRun {
         let warmUp = min(max(settings.operations / 10, 200), settings.operations)
         var afterWarmUp: Resources?
         let started = ContinuousClock.now
-        var random = SplitMix(seed: settings.seed)
+        var random = SplitMix64(seed: settings.seed)
         await withTaskGroup(of: Void.self) { group in
             var launched = 0
             func launch() {
@@ -58,7 +58,7 @@ struct StressRun {
                 let seed = random.next()
                 let cancelAfter: Duration? = Double(random.next() % 10_000) / 10_000 < settings.cancelRate
                     ? .microseconds(Int(random.next() % 60_000)) : nil
-                var pick = SplitMix(seed: seed)
+                var pick = SplitMix64(seed: seed)
                 let operation = Operation.allCases[pick.next(upTo: Operation.allCases.count)]
                 let target = targets[pick.next(upTo: targets.count)]
                 watch.started(id, HangWatch.Running(operation: operation, target: target.name, seed: seed, start: .now))
@@ -106,7 +106,7 @@ struct StressRun {
     }
 
     /// Runs one operation, cancelling it after `cancelAfter` when given; says how it ended.
-    static func perform(_ operation: Operation, on target: Target, seed: SplitMix, cancelAfter: Duration?) async -> String {
+    static func perform(_ operation: Operation, on target: Target, seed: SplitMix64, cancelAfter: Duration?) async -> String {
         let task = Task {
             var random = seed
             try await operation.run(on: target, random: &random)

@@ -89,14 +89,18 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     // MARK: Engine events
 
-    /// The engine that carries the transfer is known: it is kept to be stopped on cancellation,
-    /// or stopped at once when the transfer was cancelled first.
+    /// The engine that carries the transfer is known: it is kept to be stopped on cancellation
+    /// (replacing one that failed before the head), or stopped at once when the transfer was
+    /// cancelled first.
     mutating func attach(_ engine: Engine) -> TransferEffects<Waiter, Engine, Hold> {
         var effects = TransferEffects<Waiter, Engine, Hold>()
         switch phase {
         case .cancelled: effects.stop = engine
         case .ended, .failed: effects.release = engine
-        case .awaitingHead, .streaming: self.engine = engine
+        case .awaitingHead, .streaming:
+            // A request sent again (on a new connection) replaces the engine that failed.
+            effects.release = self.engine
+            self.engine = engine
         }
         return effects
     }
@@ -131,12 +135,9 @@ package struct TransferCore<Waiter, Engine, Hold> {
                 effects.pause = true
             }
         case .failed(let error):
-            // The reader fell too far behind, or the disk failed: the transfer fails here, and
-            // the reader reads what was kept, then the failure.
-            phase = .failed
-            failure = error
-            effects.stop = engine.take()
-            effects.resumeHold(&flow)
+            // The reader fell too far behind, or the disk failed: the reader reads what was
+            // kept, then the failure.
+            fail(with: error, effects: &effects)
         }
         return effects
     }
@@ -211,19 +212,10 @@ package struct TransferCore<Waiter, Engine, Hold> {
         case .chunks(let chunks):
             effects.resume(waiter, with: .chunks(chunks))
             if queue.isBelowResumeMark {
-                switch flow {
-                case .running: break
-                case .pausing: flow = .pausing(resumeWanted: true)
-                case .paused(let hold):
-                    flow = .running
-                    effects.resume = hold
-                }
+                effects.resumeHold(&flow)
             }
         case .failed(let error):
-            phase = .failed
-            failure = error
-            effects.stop = engine.take()
-            effects.resumeHold(&flow)
+            fail(with: error, effects: &effects)
             effects.resume(waiter, with: .failure(error))
         case .empty:
             switch phase {
@@ -242,6 +234,15 @@ package struct TransferCore<Waiter, Engine, Hold> {
             }
         }
         return effects
+    }
+
+    /// The transfer fails while the engine may still run (the queue could not keep a chunk, or
+    /// give one back): the engine stops and is let go of.
+    private mutating func fail(with error: any Error, effects: inout TransferEffects<Waiter, Engine, Hold>) {
+        phase = .failed
+        failure = error
+        effects.stop = engine.take()
+        effects.resumeHold(&flow)
     }
 
     /// Cancels the transfer: every waiter fails with `CancellationError`, the engine is stopped
@@ -293,7 +294,8 @@ package struct TransferEffects<Waiter, Engine, Hold> {
         resumes.append((waiter, outcome))
     }
 
-    /// The engine is over or stopped: a hold on it is let go, so that nothing waits on it.
+    /// A hold on the engine is let go: the engine is over or stopped, or the reader caught up.
+    /// A pause not yet reported is let go when it is (``TransferCore/paused(_:)``).
     fileprivate mutating func resumeHold(_ flow: inout TransferCore<Waiter, Engine, Hold>.Flow) {
         switch flow {
         case .running:

@@ -74,9 +74,8 @@ package final class TransferStream<Engine: Sendable, Hold: Sendable>: ResponseBo
     /// - Returns: Whether the engine should pause now: pause it, then call ``paused(_:)``.
     @discardableResult
     package func receive(_ chunk: Data) -> Bool {
-        var effects = state.withLock { $0.receive(chunk) }
+        let effects = state.withLock { $0.receive(chunk) }
         let pause = effects.pause
-        effects.pause = false
         perform(effects, fromEngine: true)
         return pause
     }
@@ -138,7 +137,8 @@ package final class TransferStream<Engine: Sendable, Hold: Sendable>: ResponseBo
 
     // MARK: Effects
 
-    /// Does what a transition decided; the lock is not held.
+    /// Does what a transition decided; the lock is not held. A pause is the engine side's to do
+    /// (``receive(_:)`` returns it).
     private func perform(_ effects: consuming Effects, fromEngine: Bool = false) {
         if effects.isEmpty { return }
         if let hold = effects.resume {

@@ -5,40 +5,9 @@ import FoundationNetworking
 
 // MARK: - URLSessionTransfer
 
-/// A `URLSessionTask`'s transfer: ``TaskStopper`` stops it, and the task is what a pause holds
-/// (Apple platforms suspend a task whose reader is behind, and resume it).
-typealias URLSessionTransfer = TransferStream<TaskStopper, URLSessionTask>
-
-// MARK: - TaskStopper
-
-/// Stops one task, unless the delegate has declined its redirect: such a task holds its whole
-/// 3xx response and completes on its own at once, and FoundationNetworking stops the process
-/// ("Received callback for HTTP redirection, but we're not waiting for it") when a cancel reaches
-/// the task between the declined redirect and its completion. The stress suite found it.
-///
-/// This narrows FoundationNetworking's window to a cancel that began just before the delegate
-/// declined the redirect; closing it needs a fix in FoundationNetworking (its redirect callback
-/// should ignore a task that was cancelled).
-final class TaskStopper: Sendable {
-    let task: URLSessionTask
-    /// Invariant: set once, by the delegate, before it declines the task's redirect.
-    private let redirectDeclined = Guarded(false)
-
-    init(_ task: URLSessionTask) {
-        self.task = task
-    }
-
-    /// The delegate is about to decline the task's redirect.
-    func declineRedirect() {
-        redirectDeclined.withLock { $0 = true }
-    }
-
-    /// Cancels the task, unless it is completing with a declined redirect.
-    func stop() {
-        if redirectDeclined.withLock({ $0 }) { return }
-        task.cancel()
-    }
-}
+/// A `URLSessionTask`'s transfer: the task is what stops it and what a pause holds (Apple
+/// platforms suspend a task whose reader is behind, and resume it).
+typealias URLSessionTransfer = TransferStream<URLSessionTask, URLSessionTask>
 
 // MARK: - TaskDelegate
 
@@ -52,7 +21,6 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// What the delegate keeps for one task.
     struct Entry {
         let stream: URLSessionTransfer
-        let stopper: TaskStopper
         let progress: (@Sendable (Int64, Int64?) -> Void)?
         /// A temporary file holding a streamed body, removed when the task completes.
         let spooled: URL?
@@ -72,9 +40,8 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Starts feeding `stream` from `task`; call before the task is resumed.
-    func register(_ stopper: TaskStopper, stream: URLSessionTransfer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
-        let task = stopper.task
-        let entry = Entry(stream: stream, stopper: stopper, progress: progress, spooled: spooled)
+    func register(_ task: URLSessionTask, stream: URLSessionTransfer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
+        let entry = Entry(stream: stream, progress: progress, spooled: spooled)
         tasks.withLock { $0[task.taskIdentifier] = entry }
     }
 
@@ -152,7 +119,6 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        entry(task)?.stopper.declineRedirect()
         completionHandler(nil)
     }
 

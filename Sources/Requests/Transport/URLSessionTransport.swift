@@ -152,7 +152,7 @@ public struct URLSessionTransport: Transport {
     ) async throws -> (ResponseHead, ResponseBody) {
         let stream = URLSessionTransfer(
             request: (request.method, request.url), buffering: bufferLimits,
-            stop: { stopper in stopper.stop() }, resume: { task in task.resume() }
+            stop: { task in task.cancel() }, resume: { task in task.resume() }
         )
         var carrier = (session: session, delegate: delegate)
         #if canImport(FoundationNetworking)
@@ -174,11 +174,10 @@ public struct URLSessionTransport: Transport {
         } else {
             carrier.session.dataTask(with: urlRequest)
         }
-        let stopper = TaskStopper(task)
-        carrier.delegate.register(stopper, stream: stream, progress: request.progress, spooled: spooled)
+        carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled)
         task.resume()
         // Attached after it runs: a transfer cancelled meanwhile stops the task now.
-        stream.attach(stopper)
+        stream.attach(task)
         let invalidate = lifecycle.withLock { state -> Bool in
             state.starting -= 1
             guard state.closed, state.starting == 0, !state.invalidated else { return false }

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackFixture
 
 // MARK: - RandomEncodable
 
