@@ -74,7 +74,7 @@ struct StressRun {
                 finished += 1
                 if finished == warmUp { afterWarmUp = Resources.now() }
                 if finished % 1000 == 0 {
-                    print("Stress: \(finished) finished after \(ContinuousClock.now - started)")
+                    print("Stress: \(finished) finished after \(ContinuousClock.now - started); \(Resources.now())")
                 }
                 if launched < settings.operations { launch() }
             }
