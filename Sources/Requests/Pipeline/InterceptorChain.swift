@@ -157,16 +157,19 @@ final class InterceptorChain: Sendable {
         if let whole = body.takeWhole() {
             return whole
         }
+        // The source itself, not the body's reader: what it throws is classified once, as this
+        // trip's failure (``TransportFailure``), by ``send(_:)``.
+        let source = body.source
         var data = Data()
         do {
             idle?.waiting(for: .body)
-            for try await chunk in body {
+            while let chunk = try await source.next() {
                 data.append(chunk)
                 idle?.waiting(for: .body)
             }
-        } catch let error as RequestError where error.code == .streamFailed {
-            throw RequestError(.transportFailed, method: body.request?.method, url: body.request?.url, detail: error.detail,
-                               underlyingError: error.underlyingError, transportErrorKind: error.transportErrorKind)
+        } catch {
+            source.cancel()
+            throw error
         }
         return data
     }
@@ -261,32 +264,7 @@ final class InterceptorChain: Sendable {
         if Task.isCancelled {
             return CancellationError()
         }
-        if let error = error as? RequestError {
-            return error
-        }
-        if error is DeadlineExceeded {
-            let detail = timeout.map { "no complete response within \($0.phrase)" } ?? "no complete response in time"
-            return RequestError(.timedOut, method: method, url: url, detail: detail, transportErrorKind: .timedOut)
-        }
-        if let error = error as? IdleExceeded {
-            let detail = switch error.phase {
-            case .head: "no response head within \(error.limit.phrase)"
-            case .body: "the body sent nothing for \(error.limit.phrase)"
-            }
-            return RequestError(.timedOut, method: method, url: url, detail: detail, transportErrorKind: .timedOut)
-        }
-        let kind = TransportError.kind(of: error)
-        let engine = TransportError.engineError(error)
-        let detail = (error as? TransportError)?.detail ?? ""
-        switch kind {
-        case .timedOut:
-            return RequestError(.timedOut, method: method, url: url, detail: detail.isEmpty ? "the transport gave up waiting" : detail,
-                                underlyingError: engine, transportErrorKind: kind)
-        case .cancelled:
-            return RequestError(.cancelled, method: method, url: url, detail: detail, underlyingError: engine, transportErrorKind: kind)
-        default:
-            return RequestError(.transportFailed, method: method, url: url, detail: detail, underlyingError: engine, transportErrorKind: kind)
-        }
+        return TransportFailure.requestError(error, method: method, url: url, phase: .trip, timeout: timeout)
     }
 }
 

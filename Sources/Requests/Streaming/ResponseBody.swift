@@ -204,27 +204,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
             source.cancel()
         }
 
-        /// What the source threw, as the reader sees it.
+        /// What the source threw, as the reader sees it (``TransportFailure``).
         private func failure(_ error: any Error) -> any Error {
-            if let silence, silence.fired {
-                return RequestError(.timedOut, method: request?.method, url: request?.url, detail: "the body sent nothing for \(silence.limit.phrase)",
-                                    transportErrorKind: .timedOut)
-            }
-            if error is RequestError || error is CancellationError { return error }
-            let kind = TransportError.kind(of: error)
-            let engine = TransportError.engineError(error)
-            // The transport's own words (what the engine's terse error means) go with it.
-            let detail = (error as? TransportError)?.detail ?? ""
-            switch kind {
-            case .cancelled:
-                // The engine cancelled the transfer while nothing here asked it to.
-                return RequestError(.cancelled, method: request?.method, url: request?.url, detail: detail, underlyingError: engine, transportErrorKind: kind)
-            case .timedOut:
-                return RequestError(.timedOut, method: request?.method, url: request?.url, detail: detail.isEmpty ? "the body stopped arriving" : detail,
-                                    underlyingError: engine, transportErrorKind: kind)
-            default:
-                return RequestError(.streamFailed, method: request?.method, url: request?.url, detail: detail, underlyingError: engine, transportErrorKind: kind)
-            }
+            let cause: any Error = if let silence, silence.fired { SilenceExceeded(limit: silence.limit) } else { error }
+            return TransportFailure.requestError(cause, method: request?.method, url: request?.url, phase: .body)
         }
 
         deinit {

@@ -1,5 +1,12 @@
 import Foundation
 
+// MARK: - SilenceExceeded
+
+/// A streamed body sent nothing, while its reader waited, for longer than `limit`.
+struct SilenceExceeded: Error {
+    let limit: Duration
+}
+
 // MARK: - SilenceTimer
 
 /// Fails a body that sends nothing for `limit` while its reader waits: one timer task per reader,
