@@ -48,8 +48,11 @@ import Testing
         stub.on(.get, "/stall", respond: .stream([Data("part".utf8), Data("rest".utf8)], every: .seconds(30)), .text("quick"))
         let entries = try await recordAndReplay(stub, path: "/stall")
         if let first = entries.first, first.response.status != 0 {
-            #expect(first.response.content.text == "part")
-            #expect(first.response.content.comment?.contains("timed out") == true)
+            // What came is recorded; a head that arrived just as the limit passed (a loaded
+            // machine) is cut off before its first chunk is read, and recorded so.
+            let comment = first.response.content.comment ?? ""
+            #expect(first.response.content.text == "part" || comment.contains("after 0 bytes"), "\(comment)")
+            #expect(comment.contains("timed out"))
         }
     }
 

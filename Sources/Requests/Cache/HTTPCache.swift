@@ -88,42 +88,61 @@ public final class HTTPCache: Sendable {
 // MARK: - Flight
 
 /// One network request that others wait for. Invariant: each waiter's continuation is resumed
-/// exactly once, by ``open()`` or by its task's cancellation, whichever comes first.
+/// exactly once, by ``open()``, by its task's cancellation or by its limit's alarm, whichever
+/// comes first; a waiter whose wait ended before it began (`ended`) does not wait.
 final class Flight: Sendable {
-    private let state = Guarded<(open: Bool, next: Int, waiters: [Int: CheckedContinuation<Void, Never>])>((false, 0, [:]))
-
-    /// Waits until the flight lands, the waiting task is cancelled, or `limit` passes.
-    ///
-    /// - Parameter limit: The longest wait; `nil` for no limit.
-    func wait(limit: Duration?) async {
-        guard let limit else { return await wait() }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.wait() }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-        }
+    private struct State {
+        var open = false
+        var next = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var ended: Set<Int> = []
     }
 
-    /// Waits until the flight lands or the waiting task is cancelled.
-    func wait() async {
+    private let state = Guarded(State())
+
+    /// Waits until the flight lands, the waiting task is cancelled, or `limit` passes (an alarm
+    /// on the ``TimeoutClock``).
+    ///
+    /// - Parameters:
+    ///   - limit: The longest wait; `nil` for no limit.
+    ///   - clock: The clock the limit is kept on.
+    func wait(limit: Duration? = nil, clock: TimeoutClock = .shared) async {
         let id = state.withLock { state -> Int in
             state.next += 1
             return state.next
         }
+        let alarm = limit.map { limit in
+            clock.schedule(at: .now + limit) { [weak self] _ in
+                self?.end(id)
+                return nil
+            }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
-                    if state.open || Task.isCancelled { return true }
+                    if state.open || state.ended.remove(id) != nil || Task.isCancelled { return true }
                     state.waiters[id] = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let continuation = state.withLock { $0.waiters.removeValue(forKey: id) }
-            continuation?.resume()
+            end(id)
         }
+        alarm.map(clock.cancel)
+        state.withLock { _ = $0.ended.remove(id) }
+    }
+
+    /// Ends one waiter's wait, or marks it ended before it began.
+    private func end(_ id: Int) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let continuation = state.waiters.removeValue(forKey: id) else {
+                state.ended.insert(id)
+                return nil
+            }
+            return continuation
+        }
+        continuation?.resume()
     }
 
     /// Lands the flight: every waiter wakes.

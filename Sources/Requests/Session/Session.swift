@@ -55,8 +55,6 @@ public final class Session: Sendable {
     let serverOrigins: [Origin]
     /// The monitors as one, or `nil` when there are none.
     let monitorGroup: (any EventMonitor)?
-    /// Enforces the idle limit of calls that have no deadline.
-    let watchdog = Watchdog()
     /// Set by ``shutdown()``; a call after it fails.
     let isShutDown = Guarded(false)
 

@@ -9,57 +9,56 @@ struct DeadlineExceeded: Error {}
 
 /// Runs an operation in its own task and returns its result, unless the deadline passes or the
 /// calling task is cancelled first: then it throws at once and cancels the operation, without
-/// waiting for the operation to wind down.
+/// waiting for the operation to wind down. The deadline is an alarm on the ``TimeoutClock``.
 ///
 /// A task group would wait for the cancelled transfer to finish; on a busy machine `URLSession`
 /// can take more than a second to report a cancellation, which would break the timeout promise.
 /// Each continuation is resumed exactly once, by whichever of result, deadline or cancellation
 /// comes first; the others find the race finished and do nothing.
+///
+/// Invariant, under the lock: once `outcome` is set, `continuation`, `operation` and `alarm` are
+/// taken out, to be resumed, cancelled and dropped after the lock.
 final class Race<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var outcome: Result<Value, any Error>?
-        var tasks: [Task<Void, Never>] = []
+        var operation: Task<Void, Never>?
+        var alarm: TimeoutClock.Key?
     }
 
     private let state = Guarded(State())
+    private let clock: TimeoutClock
 
-    private init() {}
+    private init(clock: TimeoutClock) {
+        self.clock = clock
+    }
 
     /// Runs `operation`, racing it against `deadline` and against cancellation of the caller.
     ///
     /// - Parameters:
     ///   - deadline: How long to wait, or `nil` to wait for the operation however long it takes.
+    ///   - clock: The clock the deadline is kept on.
     ///   - operation: The work; it is cancelled when it loses.
     /// - Returns: The operation's value.
     /// - Throws: The operation's error, ``DeadlineExceeded``, or `CancellationError`.
     static func run(
         deadline: Duration?,
+        clock: TimeoutClock = .shared,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        let race = Race()
-        // An instant, not a duration: a timer task that starts late must not end late.
+        let race = Race(clock: clock)
+        // An instant, not a duration: an alarm that runs late must not end late.
         let end = deadline.map { ContinuousClock.now + $0 }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 race.install(continuation)
-                race.add(Task {
+                race.start(Task {
                     do {
                         race.finish(.success(try await operation()))
                     } catch {
                         race.finish(.failure(error))
                     }
-                })
-                if let end {
-                    race.add(Task {
-                        do {
-                            try await Task.sleep(until: end, clock: .continuous)
-                            race.finish(.failure(DeadlineExceeded()))
-                        } catch {
-                            // Cancelled because the operation finished first.
-                        }
-                    })
-                }
+                }, deadline: end)
             }
         } onCancel: {
             race.finish(.failure(CancellationError()))
@@ -78,34 +77,36 @@ final class Race<Value: Sendable>: Sendable {
         }
     }
 
-    private func add(_ task: Task<Void, Never>) {
-        let finished = state.withLock { state in
-            if state.outcome == nil {
-                state.tasks.append(task)
+    /// Keeps the operation's task, and sets the deadline's alarm.
+    private func start(_ operation: Task<Void, Never>, deadline: ContinuousClock.Instant?) {
+        let alarm = deadline.map { end in
+            clock.schedule(at: end) { [weak self] _ in
+                self?.finish(.failure(DeadlineExceeded()))
+                return nil
             }
-            return state.outcome != nil
+        }
+        let finished = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return true }
+            state.operation = operation
+            state.alarm = alarm
+            return false
         }
         if finished {
-            task.cancel()
+            operation.cancel()
+            alarm.map(clock.cancel)
         }
     }
 
     private func finish(_ outcome: Result<Value, any Error>) {
-        let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, [Task<Void, Never>]) in
-            guard state.outcome == nil else { return (nil, []) }
+        let taken = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, TimeoutClock.Key?)? in
+            guard state.outcome == nil else { return nil }
             state.outcome = outcome
-            defer {
-                state.continuation = nil
-                state.tasks = []
-            }
-            return (state.continuation, state.tasks)
+            return (state.continuation.take(), state.operation.take(), state.alarm.take())
         }
-        // Resume first: cancelling the transfer can block this thread on Linux, where
-        // `URLSessionTask.cancel()` waits for the session's queue, which a hostile response
-        // (100,000 headers) can keep busy for seconds.
+        guard let (continuation, operation, alarm) = taken else { return }
         continuation?.resume(with: outcome)
-        for task in tasks {
-            task.cancel()
-        }
+        // The operation's cancellation handlers do not block (they stop engines on other threads).
+        operation?.cancel()
+        alarm.map(clock.cancel)
     }
 }

@@ -9,67 +9,73 @@ struct SilenceExceeded: Error {
 
 // MARK: - SilenceTimer
 
-/// Fails a body that sends nothing for `limit` while its reader waits: one timer task per reader,
-/// asleep until the wait under way could have lasted `limit`, which cancels the source then.
+/// Fails a body that sends nothing for `limit` while its reader waits: an alarm on the
+/// ``TimeoutClock`` looks at the wait when it could have run out, and cancels the source when it
+/// has.
 ///
-/// Invariant, under the lock: `task` runs only while the reader has not finished, and `fired` is
-/// set once, before the source is cancelled.
+/// Invariants, under the lock: `alarm` is set while an alarm is pending, and none is set once
+/// `stopped`; `fired` is set once, before the source is cancelled.
 final class SilenceTimer: Sendable {
+    private struct State {
+        var since: ContinuousClock.Instant?
+        var fired = false
+        var stopped = false
+        var alarm: TimeoutClock.Key?
+    }
+
     let limit: Duration
     private let source: any ResponseBodySource
-    private let state = Guarded<(since: ContinuousClock.Instant?, fired: Bool, task: Task<Void, Never>?, stopped: Bool)>((nil, false, nil, false))
+    private let clock: TimeoutClock
+    private let state = Guarded(State())
 
-    init(limit: Duration, source: any ResponseBodySource) {
+    init(limit: Duration, source: any ResponseBodySource, clock: TimeoutClock = .shared) {
         self.limit = limit
         self.source = source
+        self.clock = clock
     }
 
     var fired: Bool { state.withLock { $0.fired } }
 
     /// The reader starts (`true`) or stops (`false`) waiting for a chunk.
     func waiting(_ isWaiting: Bool) {
-        let start = state.withLock { state -> Bool in
-            state.since = isWaiting ? .now : nil
-            guard isWaiting, state.task == nil, !state.stopped else { return false }
-            return true
+        let now = ContinuousClock.now
+        let arm = state.withLock { state -> Bool in
+            state.since = isWaiting ? now : nil
+            return isWaiting && state.alarm == nil && !state.stopped
         }
-        guard start else { return }
-        let task = Task { [weak self] in
-            guard let self else { return }
-            await self.watch()
-        }
+        guard arm else { return }
+        let key = clock.schedule(at: now + limit) { [weak self] now in self?.check(at: now) }
         let stopped = state.withLock { state -> Bool in
-            if state.stopped || state.task != nil { return true }
-            state.task = task
+            if state.stopped { return true }
+            state.alarm = key
             return false
         }
-        if stopped { task.cancel() }
+        if stopped { clock.cancel(key) }
     }
 
-    private func watch() async {
-        while !Task.isCancelled {
-            let since = state.withLock { $0.since }
-            let end = (since ?? .now) + limit
-            guard (try? await Task.sleep(until: end, clock: .continuous)) != nil else { return }
-            let fire = state.withLock { state -> Bool in
-                guard !state.stopped, let since = state.since, ContinuousClock.now - since >= limit else { return false }
-                state.fired = true
-                return true
+    /// The alarm: fails the body when the wait under way has lasted `limit`; answers when to look
+    /// again while a wait goes on, or `nil` when none does (the next wait arms anew).
+    private func check(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        let (again, fire) = state.withLock { state -> (ContinuousClock.Instant?, Bool) in
+            guard !state.stopped, let since = state.since else {
+                state.alarm = nil
+                return (nil, false)
             }
-            if fire {
-                source.cancel()
-                return
-            }
+            guard now - since >= limit else { return (since + limit, false) }
+            state.fired = true
+            state.alarm = nil
+            return (nil, true)
         }
+        if fire { source.cancel() }
+        return again
     }
 
-    /// The reader finished: the timer ends.
+    /// The reader finished: the alarm goes.
     func stop() {
-        let task = state.withLock { state -> Task<Void, Never>? in
+        let alarm = state.withLock { state -> TimeoutClock.Key? in
             state.stopped = true
-            defer { state.task = nil }
-            return state.task
+            return state.alarm.take()
         }
-        task?.cancel()
+        alarm.map(clock.cancel)
     }
 }
