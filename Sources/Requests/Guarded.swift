@@ -48,7 +48,8 @@ package final class Guarded<Value>: @unchecked Sendable {
 /// the lock is released, so that no `deinit` runs while the lock is held.
 ///
 /// - Parameter taken: What the section returned to be dropped.
-@inline(never)
+@inline(__always)
 package func releaseUnlocked<T>(_ taken: consuming T) {
+    // `withExtendedLifetime` keeps `taken` alive to here however the call is inlined.
     withExtendedLifetime(taken) {}
 }

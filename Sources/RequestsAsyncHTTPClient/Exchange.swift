@@ -60,7 +60,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     let acceptEncoding: String?
     let progress: UploadProgress
     /// The transfer: the head and the body as the reader sees them; a cancel of it stops the engine.
-    let stream: TransferStream<Engine, EventLoopPromise<Void>>
+    let stream: TransferStream
     /// The transport's shutdown flag: set, the engine's `cancelled` is the shutdown's.
     private let shutDown: LockedFlag
     /// The connections the client had opened when the request began (see ``mayResend(after:)``).
@@ -95,8 +95,8 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         stream = TransferStream(
             request: (request.method, request.url),
             buffering: ChunkQueue.Limits(bytes: .max, chunks: Self.lookahead, enginePauses: true, batchBytes: 0),
-            stop: { engine in engine.stop() },
-            resume: { demand in demand.succeed(()) }
+            stop: { engine in (engine as? Engine)?.stop() },
+            resume: { demand in (demand as? EventLoopPromise<Void>)?.succeed(()) }
         )
     }
 
@@ -222,14 +222,9 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
 
     // MARK: Head and body
 
-    /// Hands the head to the reader, as the session's `ResponseHead`.
+    /// Hands the head to the reader.
     func deliver(_ head: HTTPResponseHead) {
-        stream.receive(head: ResponseHead(
-            statusCode: Int(head.status.code),
-            headers: AsyncHTTPClientTransport.headers(head.headers),
-            url: request.url,
-            httpVersion: AsyncHTTPClientTransport.versionText(head.version)
-        ))
+        stream.receive(head: head)
     }
 
     /// The body read whole before the head, taken once; `nil` when it streams.

@@ -22,10 +22,10 @@ import Testing
         // Scheduled latest first: each earlier one replaces the sleeper.
         for (name, offset) in [("c", 60), ("b", 40), ("a", 20)] {
             let instant = start + .milliseconds(offset)
-            clock.schedule(at: instant) { now in
+            clock.schedule(at: instant, TestAlarm { now in
                 ran.withLock { $0.append((name, now >= instant)) }
                 return nil
-            }
+            })
         }
         #expect(try await eventually { ran.withLock { $0.count } == 3 })
         #expect(ran.withLock { $0.map(\.name) } == ["a", "b", "c"])
@@ -37,13 +37,11 @@ import Testing
         let clock = TimeoutClock()
         let ran = Guarded<[String]>([])
         let start = ContinuousClock.now
-        let cancelled = clock.schedule(at: start + .milliseconds(10)) { _ in
+        let cancelled = clock.schedule(at: start + .milliseconds(10)) {
             ran.withLock { $0.append("cancelled") }
-            return nil
         }
-        clock.schedule(at: start + .milliseconds(30)) { _ in
+        clock.schedule(at: start + .milliseconds(30)) {
             ran.withLock { $0.append("kept") }
-            return nil
         }
         clock.cancel(cancelled)
         #expect(try await eventually { ran.withLock { $0 } == ["kept"] })
@@ -55,13 +53,13 @@ import Testing
         let clock = TimeoutClock()
         let runs = Guarded<[ContinuousClock.Instant]>([])
         let start = ContinuousClock.now
-        clock.schedule(at: start + .milliseconds(10)) { now in
+        clock.schedule(at: start + .milliseconds(10), TestAlarm { now in
             let count = runs.withLock { runs -> Int in
                 runs.append(now)
                 return runs.count
             }
             return count < 3 ? now + .milliseconds(10) : nil
-        }
+        })
         #expect(try await eventually { runs.withLock { $0.count } == 3 })
         let times = runs.withLock { $0 }
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= .milliseconds(10) })
@@ -74,34 +72,37 @@ import Testing
         let clock = TimeoutClock()
         let far = ContinuousClock.now + .seconds(60)
         for _ in 0..<10_000 {
-            let key = clock.schedule(at: far) { _ in nil }
+            let key = clock.schedule(at: far) {}
             clock.cancel(key)
         }
         #expect(clock.pendingCount == 0)
     }
 
-    /// The idle limit through the clock: a trip whose wait outlasts it is cancelled and says
-    /// which wait it was; one that hears from the transport in time is not.
-    @Test func anIdleWatchCancelsTheTripWhoseWaitOutlastsTheLimit() async throws {
+    /// The idle limit through the clock: the session's sweep cancels a trip whose wait outlasts
+    /// the limit and says which wait it was, and goes quiet once no call is registered.
+    @Test func theIdleSweepCancelsTheTripWhoseWaitOutlastsTheLimit() async throws {
         let clock = TimeoutClock()
-        let watch = IdleWatch(limit: .milliseconds(30), clock: clock)
+        let sweep = IdleSweep(clock: clock)
+        let watch = IdleWatch(limit: .milliseconds(30))
         let handle = TransferHandle()
+        let key = sweep.add(watch)
         watch.waiting(for: .head, handle: handle)
         #expect(try await eventually { handle.isCancelled })
         #expect(watch.expired == .head)
-        watch.close()
-        #expect(clock.pendingCount == 0)
+        sweep.remove(key)
+        #expect(try await eventually { clock.pendingCount == 0 })
+    }
+}
+
+/// An alarm made of a closure, for the tests.
+final class TestAlarm: ClockAlarm {
+    let body: @Sendable (ContinuousClock.Instant) -> ContinuousClock.Instant?
+
+    init(_ body: @escaping @Sendable (ContinuousClock.Instant) -> ContinuousClock.Instant?) {
+        self.body = body
     }
 
-    @Test func aClosedIdleWatchLeavesNoAlarm() {
-        let clock = TimeoutClock()
-        let watch = IdleWatch(limit: .seconds(30), clock: clock)
-        let handle = TransferHandle()
-        watch.waiting(for: .head, handle: handle)
-        #expect(clock.pendingCount == 1)
-        watch.close()
-        // The alarm is gone with the call, not left to run in 30 s.
-        #expect(clock.pendingCount == 0)
-        #expect(!handle.isCancelled)
+    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        body(now)
     }
 }

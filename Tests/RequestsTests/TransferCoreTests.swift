@@ -5,7 +5,7 @@ import Testing
 /// `TransferCore`: every transition, as a table of state × event and the effects it returns.
 /// Waiters, the engine and its hold are plain strings here, so the effects read as words.
 @Suite struct TransferCoreTests {
-    typealias Core = TransferCore<String, String, String>
+    typealias Core = TransferCore<ResponseHead, String, String, String>
 
     struct Failure: Error {}
 
@@ -57,7 +57,7 @@ import Testing
     }
 
     /// An event, applied to the core.
-    static func apply(_ event: String, to core: inout Core) -> TransferEffects<String, String, String> {
+    static func apply(_ event: String, to core: inout Core) -> TransferEffects<ResponseHead, String, String, String> {
         switch event {
         case "head": return core.receive(head: head)
         case "chunk": return core.receive(Data([9]))
@@ -76,14 +76,15 @@ import Testing
     }
 
     /// The effects in words, in the order the owner performs them.
-    static func words(_ effects: TransferEffects<String, String, String>) -> [String] {
+    static func words(_ effects: TransferEffects<ResponseHead, String, String, String>) -> [String] {
         var words: [String] = []
         if let hold = effects.resume { words.append("resume engine (\(hold))") }
         for (waiter, outcome) in effects.resumes {
             switch outcome {
             case .head(let head): words.append("\(waiter) gets head \(head.statusCode)")
-            case .chunks(nil): words.append("\(waiter) gets the end")
-            case .chunks(let chunks?): words.append("\(waiter) gets \(chunks.map(\.count))")
+            case .end: words.append("\(waiter) gets the end")
+            case .chunk(let chunk): words.append("\(waiter) gets [\(chunk.count)]")
+            case .chunks(let chunks): words.append("\(waiter) gets \(chunks.map(\.count))")
             case .failure(is CancellationError): words.append("\(waiter) gets cancelled")
             case .failure(let error as RequestError): words.append("\(waiter) gets \(error.code)")
             case .failure: words.append("\(waiter) gets the failure")
@@ -185,8 +186,13 @@ import Testing
         }
         _ = core.finish(nil)
         var read = Data()
-        while case .chunks(let chunks?) = core.waitForChunk("reader").resumes.first?.outcome {
-            chunks.forEach { read.append($0) }
+        while let outcome = core.waitForChunk("reader").resumes.first?.outcome {
+            switch outcome {
+            case .chunk(let chunk): read.append(chunk)
+            case .chunks(let chunks): chunks.forEach { read.append($0) }
+            default: break
+            }
+            if case .end = outcome { break }
         }
         #expect(read == Data([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]))
     }

@@ -10,8 +10,8 @@ import Testing
     let request = (method: HTTPMethod.get, url: URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/"))
 
     /// A transfer as URLSessionTransport makes one on Linux: 4 MiB in memory, no pause.
-    func makeStream(limit: Int = 4 << 20) -> TransferStream<Int, Int> {
-        let stream = TransferStream<Int, Int>(request: request, buffering: ChunkQueue.Limits(bytes: limit, enginePauses: false), stop: { _ in })
+    func makeStream(limit: Int = 4 << 20) -> TransferStream {
+        let stream = TransferStream(request: request, buffering: ChunkQueue.Limits(bytes: limit, enginePauses: false), stop: { _ in })
         stream.receive(head: ResponseHead(statusCode: 200, url: request.url))
         return stream
     }

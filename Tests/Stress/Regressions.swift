@@ -62,7 +62,7 @@ package enum Regressions {
         let stopping = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let url = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
-        let stream = TransferStream<Int, Int>(
+        let stream = TransferStream(
             request: (.get, url), buffering: ChunkQueue.Limits(bytes: 1 << 20, enginePauses: false),
             stop: { _ in
                 stopping.signal()

@@ -112,10 +112,7 @@ final class Flight: Sendable {
             return state.next
         }
         let alarm = limit.map { limit in
-            clock.schedule(at: .now + limit) { [weak self] _ in
-                self?.end(id)
-                return nil
-            }
+            clock.schedule(at: .now + limit) { [weak self] in self?.end(id) }
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -42,7 +42,7 @@ extension Session {
         if let timeout, let limit = idleLimit, mode == .stream || timeout <= limit {
             idleLimit = nil
         }
-        let idle = idleLimit.map { IdleWatch(limit: $0) }
+        let idle = idleLimit.map(IdleWatch.init)
         let chain = InterceptorChain(
             stages: stages, transport: transport, context: context, monitors: monitorGroup,
             timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, progress: progress,
@@ -51,9 +51,10 @@ extension Session {
         var url = request.url
         let method = request.method
         let options = request.options
-        // The idle limit cancels each trip's transfer handle through an alarm on the clock, so
+        // The session's sweep enforces the idle limit through each trip's transfer handle, so
         // that a trip that idles out fails as that trip (a retry policy may send it again).
-        defer { idle?.close() }
+        let watched = idle.map(idleSweep.add)
+        defer { watched.map(idleSweep.remove) }
         do {
             try checkOpen(request)
             // The modifiers complete the request once, in place, before anything decides on it

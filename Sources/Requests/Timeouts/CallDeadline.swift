@@ -18,7 +18,7 @@ struct DeadlineExceeded: Error {}
 ///
 /// Invariant, under the lock: once `outcome` is set, `continuation`, `operation` and `alarm` are
 /// taken out, to be resumed, cancelled and dropped after the lock.
-final class Race<Value: Sendable>: Sendable {
+final class Race<Value: Sendable>: ClockAlarm {
     private struct State {
         var continuation: CheckedContinuation<Value, any Error>?
         var outcome: Result<Value, any Error>?
@@ -79,12 +79,7 @@ final class Race<Value: Sendable>: Sendable {
 
     /// Keeps the operation's task, and sets the deadline's alarm.
     private func start(_ operation: Task<Void, Never>, deadline: ContinuousClock.Instant?) {
-        let alarm = deadline.map { end in
-            clock.schedule(at: end) { [weak self] _ in
-                self?.finish(.failure(DeadlineExceeded()))
-                return nil
-            }
-        }
+        let alarm = deadline.map { clock.schedule(at: $0, self) }
         let finished = state.withLock { state -> Bool in
             guard state.outcome == nil else { return true }
             state.operation = operation
@@ -95,6 +90,12 @@ final class Race<Value: Sendable>: Sendable {
             operation.cancel()
             alarm.map(clock.cancel)
         }
+    }
+
+    /// The deadline passed.
+    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        finish(.failure(DeadlineExceeded()))
+        return nil
     }
 
     private func finish(_ outcome: Result<Value, any Error>) {

@@ -11,13 +11,12 @@ struct IdleExceeded: Error {
 // MARK: - IdleWatch
 
 /// When a call started waiting on its transport, and for what. Waits end when the transport
-/// answers, so the stages' own pauses (a retry's back-off) never count. An alarm on the
-/// ``TimeoutClock`` looks at the wait when it could have run out, and cancels the trip's
-/// ``TransferHandle`` when it has: the trip fails as itself.
+/// answers, so the stages' own pauses (a retry's back-off) never count. The session's
+/// ``IdleSweep`` looks at every call's wait on each ring and cancels the trip's
+/// ``TransferHandle`` when the wait has outlasted the limit: the trip fails as itself.
 ///
-/// Invariants, under the lock: `handle` is the trip's only while the call waits on it (`since`
-/// set); `expired` is cleared when a new trip starts; `alarm` is set while an alarm is pending,
-/// which one wait after another keeps (it asks to run again when the wait has moved on).
+/// Invariant, under the lock: `handle` is the trip's only while the call waits on it (`since`
+/// set); `expired` is cleared when a new trip starts.
 final class IdleWatch: Sendable {
     /// What the call waits for.
     enum Phase: Sendable {
@@ -30,38 +29,29 @@ final class IdleWatch: Sendable {
         var phase = Phase.head
         var handle: TransferHandle?
         var expired: Phase?
-        var alarm: TimeoutClock.Key?
-        var closed = false
     }
 
     let limit: Duration
-    private let clock: TimeoutClock
     private let state = Guarded(State())
 
-    init(limit: Duration, clock: TimeoutClock = .shared) {
+    init(limit: Duration) {
         self.limit = limit
-        self.clock = clock
     }
 
     /// The call starts waiting for `phase` on the trip `handle` cancels, or hears from the
     /// transport and waits again.
     func waiting(for phase: Phase, handle: TransferHandle? = nil) {
-        let now = ContinuousClock.now
-        let (previous, arm) = state.withLock { state -> (TransferHandle?, Bool) in
-            state.since = now
+        let previous = state.withLock { state -> TransferHandle? in
+            state.since = .now
             state.phase = phase
-            var previous: TransferHandle?
-            if let handle {
-                // A new trip (a retry after an expired one, say) starts with a clean slate.
-                state.expired = nil
-                previous = state.handle
-                state.handle = handle
-            }
-            return (previous, state.alarm == nil && !state.closed)
+            guard let handle else { return nil }
+            // A new trip (a retry after an expired one, say) starts with a clean slate.
+            state.expired = nil
+            defer { state.handle = handle }
+            return state.handle
         }
         // An earlier trip's handle goes after the lock (see ``Guarded``).
         releaseUnlocked(previous)
-        if arm { schedule(at: now + limit) }
     }
 
     /// The transport showed a sign of life (bytes of the request body sent) in the wait under way.
@@ -80,46 +70,70 @@ final class IdleWatch: Sendable {
         releaseUnlocked(handle)
     }
 
-    /// The call is over: its alarm goes.
-    func close() {
-        let (alarm, handle) = state.withLock { state in
-            state.closed = true
-            state.since = nil
-            return (state.alarm.take(), state.handle.take())
-        }
-        alarm.map(clock.cancel)
-        releaseUnlocked(handle)
-    }
-
     /// The phase whose wait outlasted the limit, once it did.
     var expired: Phase? {
         state.withLock { $0.expired }
     }
 
-    private func schedule(at instant: ContinuousClock.Instant) {
-        let key = clock.schedule(at: instant) { [weak self] now in self?.check(at: now) }
-        let closed = state.withLock { state -> Bool in
-            if state.closed { return true }
-            state.alarm = key
-            return false
-        }
-        if closed { clock.cancel(key) }
-    }
-
-    /// The alarm: cancels the trip when its wait has outlasted the limit at `now`; answers when
-    /// to look again while a wait goes on, or `nil` when none does (the next wait arms anew).
-    private func check(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        let (again, handle) = state.withLock { state -> (ContinuousClock.Instant?, TransferHandle?) in
-            guard !state.closed, state.expired == nil, let since = state.since else {
-                state.alarm = nil
-                return (nil, nil)
-            }
-            guard now - since >= limit else { return (since + limit, nil) }
+    /// Cancels the trip when its wait has outlasted the limit at `now`.
+    func expire(at now: ContinuousClock.Instant) {
+        let handle = state.withLock { state -> TransferHandle? in
+            guard state.expired == nil, let since = state.since, now - since >= limit else { return nil }
             state.expired = state.phase
-            state.alarm = nil
-            return (nil, state.handle)
+            return state.handle
         }
         handle?.cancel()
-        return again
+    }
+}
+
+// MARK: - IdleSweep
+
+/// The idle limits of one session's calls, looked at together by one alarm on the
+/// ``TimeoutClock`` that rings every ``interval`` while calls are registered: a call pays two
+/// locks for its idle limit, not an alarm of its own (which costs about a microsecond a call on
+/// the in-memory path), and a limit is enforced within an interval.
+///
+/// Invariant, under the lock: `armed` is true exactly while the alarm is pending on the clock; it
+/// is cleared by the ring that finds no call registered.
+final class IdleSweep: ClockAlarm {
+    static let interval: Duration = .milliseconds(50)
+
+    private let clock: TimeoutClock
+    private let state = Guarded<(watches: [Int: IdleWatch], next: Int, armed: Bool)>(([:], 0, false))
+
+    init(clock: TimeoutClock = .shared) {
+        self.clock = clock
+    }
+
+    /// Registers a call's watch; returns its key for ``remove(_:)``.
+    func add(_ watch: IdleWatch) -> Int {
+        let (key, arm) = state.withLock { state -> (Int, Bool) in
+            let key = state.next
+            state.next += 1
+            state.watches[key] = watch
+            defer { state.armed = true }
+            return (key, !state.armed)
+        }
+        if arm { clock.schedule(at: .now + Self.interval, self) }
+        return key
+    }
+
+    /// Drops a call's watch.
+    func remove(_ key: Int) {
+        // The watch holds a trip's handle: released unlocked.
+        let removed = state.withLock { $0.watches.removeValue(forKey: key) }
+        releaseUnlocked(removed)
+    }
+
+    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        let watches = state.withLock { state -> [IdleWatch] in
+            if state.watches.isEmpty { state.armed = false }
+            return Array(state.watches.values)
+        }
+        if watches.isEmpty { return nil }
+        for watch in watches {
+            watch.expire(at: now)
+        }
+        return now + Self.interval
     }
 }

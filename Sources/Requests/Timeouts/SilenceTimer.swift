@@ -15,7 +15,7 @@ struct SilenceExceeded: Error {
 ///
 /// Invariants, under the lock: `alarm` is set while an alarm is pending, and none is set once
 /// `stopped`; `fired` is set once, before the source is cancelled.
-final class SilenceTimer: Sendable {
+final class SilenceTimer: ClockAlarm {
     private struct State {
         var since: ContinuousClock.Instant?
         var fired = false
@@ -44,7 +44,7 @@ final class SilenceTimer: Sendable {
             return isWaiting && state.alarm == nil && !state.stopped
         }
         guard arm else { return }
-        let key = clock.schedule(at: now + limit) { [weak self] now in self?.check(at: now) }
+        let key = clock.schedule(at: now + limit, self)
         let stopped = state.withLock { state -> Bool in
             if state.stopped { return true }
             state.alarm = key
@@ -55,7 +55,7 @@ final class SilenceTimer: Sendable {
 
     /// The alarm: fails the body when the wait under way has lasted `limit`; answers when to look
     /// again while a wait goes on, or `nil` when none does (the next wait arms anew).
-    private func check(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         let (again, fire) = state.withLock { state -> (ContinuousClock.Instant?, Bool) in
             guard !state.stopped, let since = state.since else {
                 state.alarm = nil

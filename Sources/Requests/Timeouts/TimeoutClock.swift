@@ -1,110 +1,174 @@
 import Foundation
 
+// MARK: - ClockAlarm
+
+/// What runs when one of a call's limits could have run out: the call's deadline (``Race``), the
+/// idle limit of a wait on the transport (``IdleWatch``), a streamed body's silence
+/// (``SilenceTimer``).
+protocol ClockAlarm: AnyObject, Sendable {
+    /// Looks at the limit at `now`, and acts when it has run out.
+    ///
+    /// It runs outside every lock and must not block.
+    ///
+    /// - Parameter now: The clock's reading.
+    /// - Returns: A later instant to be rung again at (a wait that moved on since), or `nil` when
+    ///   the alarm is done.
+    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant?
+}
+
 // MARK: - TimeoutClock
 
 /// The one clock behind every timeout of the package: a call's deadline, the idle limit of a
-/// wait on the transport and a streamed body's silence are each an alarm here, and one task
-/// sleeps until the earliest alarm and runs those that are due.
+/// wait on the transport, a streamed body's silence and the cache's wait for an identical request
+/// are each an alarm here, and one task sleeps until the earliest alarm and rings those that are
+/// due.
 ///
-/// A call pays a lock and a heap insertion for an alarm, and a lock to cancel it: no task or
-/// timer of its own. A new sleeper starts only when an alarm comes due before every other (the
+/// A call pays a lock, a slot and a heap insertion for an alarm, and a lock to cancel it: no task
+/// or timer of its own. A new sleeper starts only when an alarm comes due before every other (the
 /// first one, or a shorter limit than those pending); otherwise the sleeping task picks it up.
 ///
-/// An alarm may answer a later instant instead of firing: a wait that has moved on (the body sent
-/// a chunk since) asks to be looked at again then, so that the waits that move all the time cost
+/// An alarm may answer a later instant instead of acting: a wait that has moved on (the body sent
+/// a chunk since) asks to be looked at again then, so that waits that move all the time cost
 /// nothing until they could have run out.
 ///
 /// Invariants, under the lock:
-/// - `alarms` holds the alarms not cancelled and not done; a heap entry is current only while its
-///   alarm is pending at that instant (older entries are skipped, and pruned when they pile up);
+/// - `slots` holds the alarms not cancelled and not done, each with the serial its key carries;
+///   a heap entry is current only while its slot holds that serial at that instant (older entries
+///   are skipped, and pruned when they pile up);
 /// - `wake` is the instant the sleeper of `generation` sleeps until, `nil` when none sleeps;
-/// - alarms run outside the lock, on the sleeper's task, and must not block.
+/// - alarms ring outside the lock, on the sleeper's task.
 final class TimeoutClock: Sendable {
-    /// What an alarm does when its time comes.
-    ///
-    /// - Parameter now: The clock's reading.
-    /// - Returns: A later instant to be run again at, or `nil` when the alarm is done.
-    typealias Alarm = @Sendable (_ now: ContinuousClock.Instant) -> ContinuousClock.Instant?
-
     /// An alarm's name, for ``cancel(_:)``.
     struct Key: Hashable, Sendable {
-        fileprivate let id: UInt64
+        fileprivate let slot: Int
+        fileprivate let serial: UInt64
     }
 
     /// The clock every session uses.
     static let shared = TimeoutClock()
 
-    private struct Pending {
+    private struct Slot {
+        var serial: UInt64
         var instant: ContinuousClock.Instant
-        let alarm: Alarm
+        let alarm: any ClockAlarm
+    }
+
+    /// A sleeper to start, of `generation`, and the one it replaces.
+    private struct SleeperStart {
+        let generation: UInt64
+        let replaced: Task<Void, Never>?
     }
 
     private struct State {
-        var alarms: [UInt64: Pending] = [:]
+        var slots: [Slot?] = []
+        var free: [Int] = []
+        var live = 0
         var heap = InstantHeap()
-        var nextID: UInt64 = 0
+        var serial: UInt64 = 0
         var wake: ContinuousClock.Instant?
         var generation: UInt64 = 0
         var sleeper: Task<Void, Never>?
 
+        func isCurrent(_ entry: InstantHeap.Entry) -> Bool {
+            guard let slot = slots[entry.slot] else { return false }
+            return slot.serial == entry.serial && slot.instant == entry.instant
+        }
+
         /// The earliest current heap entry, dropping stale ones on the way.
-        mutating func earliest() -> (instant: ContinuousClock.Instant, id: UInt64)? {
+        mutating func earliest() -> InstantHeap.Entry? {
             while let top = heap.top {
-                if alarms[top.id]?.instant == top.instant { return top }
+                if isCurrent(top) { return top }
                 heap.pop()
             }
             return nil
         }
 
-        /// Keeps `instant` for alarm `id`; answers the generation of a sleeper to start when it
-        /// is earlier than the one asleep, with the sleeper it replaces.
-        mutating func arm(_ id: UInt64, at instant: ContinuousClock.Instant) -> (generation: UInt64, replaced: Task<Void, Never>?)? {
-            heap.push(instant, id)
+        /// Keeps `instant` for the alarm in `slot`; answers the sleeper to start when it is
+        /// earlier than the one asleep.
+        mutating func arm(_ slot: Int, at instant: ContinuousClock.Instant) -> SleeperStart? {
+            guard let serial = slots[slot]?.serial else { return nil }
+            slots[slot]?.instant = instant
+            heap.push(InstantHeap.Entry(instant: instant, slot: slot, serial: serial))
             guard wake.map({ instant < $0 }) ?? true else { return nil }
             wake = instant
             generation &+= 1
-            return (generation, sleeper.take())
+            return SleeperStart(generation: generation, replaced: sleeper.take())
+        }
+
+        /// Empties a slot; answers its alarm, to be released after the lock.
+        mutating func remove(_ slot: Int) -> (any ClockAlarm)? {
+            guard let taken = slots[slot] else { return nil }
+            slots[slot] = nil
+            free.append(slot)
+            live -= 1
+            if heap.count > 2 * live + 64 {
+                let slots = self.slots
+                heap.keep { entry in
+                    guard let slot = slots[entry.slot] else { return false }
+                    return slot.serial == entry.serial && slot.instant == entry.instant
+                }
+            }
+            return taken.alarm
         }
     }
 
     private let state = Guarded(State())
 
-    /// Runs `alarm` at `instant`, and again at the instant it answers, until it answers `nil` or
+    /// Rings `alarm` at `instant`, and again at the instant it answers, until it answers `nil` or
     /// is cancelled.
     ///
     /// - Parameters:
-    ///   - instant: When to run it.
-    ///   - alarm: What to run; it must not block.
+    ///   - instant: When to ring it.
+    ///   - alarm: What to ring; it must not block.
     /// - Returns: The alarm's key, for ``cancel(_:)``.
     @discardableResult
-    func schedule(at instant: ContinuousClock.Instant, _ alarm: @escaping Alarm) -> Key {
-        let (id, start) = state.withLock { state in
-            state.nextID &+= 1
-            state.alarms[state.nextID] = Pending(instant: instant, alarm: alarm)
-            return (state.nextID, state.arm(state.nextID, at: instant))
+    func schedule(at instant: ContinuousClock.Instant, _ alarm: any ClockAlarm) -> Key {
+        var start: SleeperStart?
+        let key = state.withLock { state -> Key in
+            state.serial &+= 1
+            let entry = Slot(serial: state.serial, instant: instant, alarm: alarm)
+            let slot: Int
+            if let reused = state.free.popLast() {
+                slot = reused
+                state.slots[slot] = entry
+            } else {
+                slot = state.slots.count
+                state.slots.append(entry)
+            }
+            state.live += 1
+            start = state.arm(slot, at: instant)
+            return Key(slot: slot, serial: state.serial)
         }
         if let start { startSleeper(start.generation, replacing: start.replaced) }
-        return Key(id: id)
+        return key
     }
 
-    /// Drops an alarm that has not run (or asked to run again); nothing happens when it is done.
+    /// Runs `action` at `instant`, unless cancelled first.
+    ///
+    /// - Parameters:
+    ///   - instant: When to run it.
+    ///   - action: What to run; it must not block.
+    /// - Returns: The alarm's key, for ``cancel(_:)``.
+    @discardableResult
+    func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Key {
+        schedule(at: instant, OnceAlarm(action))
+    }
+
+    /// Drops an alarm that has not rung (or asked to ring again); nothing happens when it is done.
     ///
     /// - Parameter key: The alarm's key.
     func cancel(_ key: Key) {
-        let removed = state.withLock { state -> Pending? in
-            let removed = state.alarms.removeValue(forKey: key.id)
-            if state.heap.count > 2 * state.alarms.count + 64 {
-                state.heap = InstantHeap(state.alarms.map { ($0.value.instant, $0.key) })
-            }
-            return removed
+        let removed = state.withLock { state -> (any ClockAlarm)? in
+            guard key.slot < state.slots.count, state.slots[key.slot]?.serial == key.serial else { return nil }
+            return state.remove(key.slot)
         }
-        // The alarm's closure may hold what a `deinit` acts on: released after the lock.
+        // The alarm may hold what a `deinit` acts on: released after the lock.
         releaseUnlocked(removed)
     }
 
     /// How many alarms are pending (for tests).
     var pendingCount: Int {
-        state.withLock { $0.alarms.count }
+        state.withLock { $0.live }
     }
 
     private func startSleeper(_ generation: UInt64, replacing replaced: Task<Void, Never>?) {
@@ -118,7 +182,14 @@ final class TimeoutClock: Sendable {
         if superseded { sleeper.cancel() }
     }
 
-    /// The sleeper of one generation: sleeps until `wake`, runs what is due, and goes on while
+    /// An alarm that came due: its slot, its serial, and itself.
+    private struct Due {
+        let slot: Int
+        let serial: UInt64
+        let alarm: any ClockAlarm
+    }
+
+    /// The sleeper of one generation: sleeps until `wake`, rings what is due, and goes on while
     /// alarms are pending and no earlier one has replaced it.
     private func run(_ generation: UInt64) async {
         while let wake = state.withLock({ $0.generation == generation ? $0.wake : nil }) {
@@ -128,39 +199,35 @@ final class TimeoutClock: Sendable {
                 return
             }
             let now = ContinuousClock.now
-            let due = state.withLock { state -> [(id: UInt64, alarm: Alarm)]? in
+            let due = state.withLock { state -> [Due]? in
                 guard state.generation == generation else { return nil }
-                var due: [(id: UInt64, alarm: Alarm)] = []
+                var due: [Due] = []
                 while let top = state.earliest(), top.instant <= now {
                     state.heap.pop()
-                    if let pending = state.alarms[top.id] { due.append((top.id, pending.alarm)) }
+                    if let slot = state.slots[top.slot] { due.append(Due(slot: top.slot, serial: slot.serial, alarm: slot.alarm)) }
                 }
                 return due
             }
             guard let due else { return }
-            var later: [UInt64: ContinuousClock.Instant] = [:]
-            for (id, alarm) in due {
-                if let instant = alarm(now) { later[id] = instant }
-            }
-            let (done, starts) = state.withLock { state -> ([Pending], [(generation: UInt64, replaced: Task<Void, Never>?)]) in
-                var done: [Pending] = []
-                var starts: [(generation: UInt64, replaced: Task<Void, Never>?)] = []
+            let again = due.map { $0.alarm.ring(at: now) }
+            let (done, starts) = state.withLock { state -> ([any ClockAlarm], [SleeperStart]) in
+                var done: [any ClockAlarm] = []
+                var starts: [SleeperStart] = []
                 let current = state.generation == generation
-                for (id, _) in due {
-                    // Cancelled while it ran: nothing to keep.
-                    guard let pending = state.alarms[id] else { continue }
-                    if let instant = later[id] {
-                        state.alarms[id]?.instant = instant
+                for (entry, instant) in zip(due, again) {
+                    // Cancelled while it rang: nothing to keep.
+                    guard state.slots[entry.slot]?.serial == entry.serial else { continue }
+                    if let instant {
                         if current {
-                            state.heap.push(instant, id)
-                        } else if let start = state.arm(id, at: instant) {
-                            // An earlier alarm replaced this sleeper meanwhile; the new one
-                            // must see this alarm too.
+                            state.slots[entry.slot]?.instant = instant
+                            state.heap.push(InstantHeap.Entry(instant: instant, slot: entry.slot, serial: entry.serial))
+                        } else if let start = state.arm(entry.slot, at: instant) {
+                            // An earlier alarm replaced this sleeper meanwhile; the new one must
+                            // see this alarm too.
                             starts.append(start)
                         }
-                    } else {
-                        done.append(pending)
-                        state.alarms[id] = nil
+                    } else if let alarm = state.remove(entry.slot) {
+                        done.append(alarm)
                     }
                 }
                 if current {
@@ -169,30 +236,46 @@ final class TimeoutClock: Sendable {
                 }
                 return (done, starts)
             }
-            for start in starts { startSleeper(start.generation, replacing: start.replaced) }
             releaseUnlocked(done)
+            for start in starts { startSleeper(start.generation, replacing: start.replaced) }
         }
+    }
+}
+
+// MARK: - OnceAlarm
+
+/// An alarm that runs an action once.
+private final class OnceAlarm: ClockAlarm {
+    private let action: @Sendable () -> Void
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        action()
+        return nil
     }
 }
 
 // MARK: - InstantHeap
 
-/// A binary min-heap of instants, each with the alarm it belongs to.
+/// A binary min-heap of instants, each with the alarm slot it belongs to.
 struct InstantHeap {
-    private var items: [(instant: ContinuousClock.Instant, id: UInt64)] = []
-
-    init() {}
-
-    init(_ entries: [(ContinuousClock.Instant, UInt64)]) {
-        for (instant, id) in entries { push(instant, id) }
+    struct Entry {
+        let instant: ContinuousClock.Instant
+        let slot: Int
+        let serial: UInt64
     }
+
+    private var items: [Entry] = []
 
     var count: Int { items.count }
 
-    var top: (instant: ContinuousClock.Instant, id: UInt64)? { items.first }
+    var top: Entry? { items.first }
 
-    mutating func push(_ instant: ContinuousClock.Instant, _ id: UInt64) {
-        items.append((instant, id))
+    mutating func push(_ entry: Entry) {
+        items.append(entry)
         var child = items.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
@@ -217,5 +300,12 @@ struct InstantHeap {
             items.swapAt(parent, smallest)
             parent = smallest
         }
+    }
+
+    /// Keeps the entries `isKept` accepts, in place (its storage kept).
+    mutating func keep(where isKept: (Entry) -> Bool) {
+        let kept = items.filter(isKept)
+        items.removeAll(keepingCapacity: true)
+        for entry in kept { push(entry) }
     }
 }

@@ -51,6 +51,9 @@ package struct ChunkQueue {
 
     /// What ``take(request:)`` found.
     enum Taken {
+        /// One chunk (the common case: nothing is joined, no array is made).
+        case chunk(Data)
+        /// Chunks taken at once, to be joined.
         case chunks([Data])
         case empty
         case failed(any Error)
@@ -110,6 +113,15 @@ package struct ChunkQueue {
     /// the spill file.
     mutating func take(request: (method: HTTPMethod, url: URL)) -> Taken {
         if first < chunks.count {
+            let next = first + 1
+            if next == chunks.count || chunks[first].count + chunks[next].count > limits.batchBytes {
+                let chunk = chunks[first]
+                chunks[first] = Data()
+                first = next
+                buffered -= chunk.count
+                compact()
+                return .chunk(chunk)
+            }
             var taken: [Data] = []
             var total = 0
             repeat {
@@ -119,13 +131,7 @@ package struct ChunkQueue {
                 first += 1
             } while first < chunks.count && total + chunks[first].count <= limits.batchBytes
             buffered -= total
-            if first == chunks.count {
-                chunks.removeAll(keepingCapacity: true)
-                first = 0
-            } else if first >= 1024 {
-                chunks.removeFirst(first)
-                first = 0
-            }
+            compact()
             return .chunks(taken)
         }
         guard let file = spill else { return .empty }
@@ -135,10 +141,21 @@ package struct ChunkQueue {
                 spill = nil
                 file.close()
             }
-            return .chunks([data])
+            return .chunk(data)
         } catch {
             return .failed(RequestError(.streamFailed, method: request.method, url: request.url,
                                         detail: "could not read the body back from disk", underlyingError: error))
+        }
+    }
+
+    /// Drops the slots of chunks taken: all of them once drained, or in bulk now and then.
+    private mutating func compact() {
+        if first == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            first = 0
+        } else if first >= 1024 {
+            chunks.removeFirst(first)
+            first = 0
         }
     }
 

@@ -17,10 +17,11 @@ import Foundation
 /// resume a waiter, stop, pause or resume the engine, release what the transfer held. So nothing
 /// is resumed, called or deinitialised inside the lock (see ``Guarded``).
 ///
-/// Generic over what it hands back, so that a test can drive it with plain values: `Waiter` is
-/// what waits for the head or a chunk (a continuation), `Engine` what stops the transfer (a
-/// `URLSessionTask`), `Hold` what holds the engine back while the reader is behind (an event
-/// loop's promise, or nothing).
+/// Generic over what it hands back, so that a test can drive it with plain values: `Head` is the
+/// engine's own head (made into a ``ResponseHead`` by the reader, not on the engine's thread),
+/// `Waiter` what waits for the head or a chunk (a continuation), `Engine` what stops the transfer
+/// (a `URLSessionTask`), `Hold` what holds the engine back while the reader is behind (an event
+/// loop's promise, or the task to resume).
 ///
 /// Invariants:
 /// - a waiter is handed out (in ``TransferEffects/resumes``) once, and no longer kept;
@@ -28,7 +29,7 @@ import Foundation
 /// - `flow` is `.pausing` or `.paused` only while the body runs and more than `limit` waits (or
 ///   until the engine has reported the pause it was asked for);
 /// - once cancelled, nothing is buffered, no waiter is kept, and no engine is kept.
-package struct TransferCore<Waiter, Engine, Hold> {
+package struct TransferCore<Head, Waiter, Engine, Hold> {
     /// Where the transfer stands.
     package enum Phase: Equatable, Sendable {
         /// The request is under way; no head yet.
@@ -45,9 +46,12 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     /// What a waiter is resumed with.
     package enum Outcome {
-        case head(ResponseHead)
-        /// Chunks taken at once, joined by the owner outside the lock; `nil` at the end.
-        case chunks([Data]?)
+        case head(Head)
+        case chunk(Data)
+        /// Chunks taken at once, joined by the owner outside the lock.
+        case chunks([Data])
+        /// The end of the body.
+        case end
         case failure(any Error)
     }
 
@@ -61,7 +65,7 @@ package struct TransferCore<Waiter, Engine, Hold> {
     }
 
     private(set) var phase = Phase.awaitingHead
-    private(set) var head: ResponseHead?
+    private(set) var head: Head?
     private var headWaiter: Waiter?
     private var chunkWaiter: Waiter?
     private(set) var queue: ChunkQueue
@@ -92,8 +96,8 @@ package struct TransferCore<Waiter, Engine, Hold> {
     /// The engine that carries the transfer is known: it is kept to be stopped on cancellation
     /// (replacing one that failed before the head), or stopped at once when the transfer was
     /// cancelled first.
-    mutating func attach(_ engine: Engine) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func attach(_ engine: Engine) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         switch phase {
         case .cancelled: effects.stop = engine
         case .ended, .failed: effects.release = engine
@@ -106,8 +110,8 @@ package struct TransferCore<Waiter, Engine, Hold> {
     }
 
     /// The response head arrived; a second head is ignored.
-    mutating func receive(head: ResponseHead) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func receive(head: Head) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         guard phase == .awaitingHead else { return effects }
         phase = .streaming
         self.head = head
@@ -119,11 +123,11 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     /// A chunk of the body arrived: to the waiting reader, or into the queue (which may ask the
     /// engine to pause, or fail the transfer when the reader is too far behind).
-    mutating func receive(_ chunk: Data) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func receive(_ chunk: Data) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         guard !chunk.isEmpty, phase == .streaming || phase == .awaitingHead else { return effects }
         if let waiter = chunkWaiter.take() {
-            effects.resume(waiter, with: .chunks([chunk]))
+            effects.resume(waiter, with: .chunk(chunk))
             return effects
         }
         switch queue.append(chunk, request: request) {
@@ -144,8 +148,8 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     /// The engine finished the transfer, with `error` or without. Before the head, a finish
     /// without error is a failure too: there is no response.
-    mutating func finish(_ error: (any Error)?) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func finish(_ error: (any Error)?) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         effects.release = engine.take()
         effects.resumeHold(&flow)
         switch phase {
@@ -163,15 +167,15 @@ package struct TransferCore<Waiter, Engine, Hold> {
         }
         if let waiter = chunkWaiter.take() {
             // A reader waits only while nothing is buffered: the end is next.
-            effects.resume(waiter, with: failure.map { .failure($0) } ?? .chunks(nil))
+            effects.resume(waiter, with: failure.map { .failure($0) } ?? .end)
         }
         return effects
     }
 
     /// The engine did what ``TransferEffects/pause`` asked, and `hold` resumes it. When the
     /// reader caught up meanwhile, or the transfer is over, it is resumed at once.
-    mutating func paused(_ hold: Hold) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func paused(_ hold: Hold) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         if case .pausing(let resumeWanted) = flow, !resumeWanted, !isOver {
             flow = .paused(hold)
         } else {
@@ -184,8 +188,8 @@ package struct TransferCore<Waiter, Engine, Hold> {
     // MARK: Reader events
 
     /// The reader waits for the head.
-    mutating func waitForHead(_ waiter: Waiter) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func waitForHead(_ waiter: Waiter) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         if phase == .cancelled {
             effects.resume(waiter, with: .failure(CancellationError()))
         } else if let head {
@@ -202,25 +206,26 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     /// The reader waits for the next chunk: what is buffered (up to a batch), the end, or a wait.
     /// Taking the queue down to half its limit resumes a paused engine.
-    mutating func waitForChunk(_ waiter: Waiter) -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func waitForChunk(_ waiter: Waiter) -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         if phase == .cancelled {
             effects.resume(waiter, with: .failure(CancellationError()))
             return effects
         }
         switch queue.take(request: request) {
+        case .chunk(let chunk):
+            effects.resume(waiter, with: .chunk(chunk))
+            if queue.isBelowResumeMark { effects.resumeHold(&flow) }
         case .chunks(let chunks):
             effects.resume(waiter, with: .chunks(chunks))
-            if queue.isBelowResumeMark {
-                effects.resumeHold(&flow)
-            }
+            if queue.isBelowResumeMark { effects.resumeHold(&flow) }
         case .failed(let error):
             fail(with: error, effects: &effects)
             effects.resume(waiter, with: .failure(error))
         case .empty:
             switch phase {
             case .ended:
-                effects.resume(waiter, with: .chunks(nil))
+                effects.resume(waiter, with: .end)
             case .failed:
                 effects.resume(waiter, with: .failure(failure ?? CancellationError()))
             case .awaitingHead, .streaming, .cancelled:
@@ -238,7 +243,7 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     /// The transfer fails while the engine may still run (the queue could not keep a chunk, or
     /// give one back): the engine stops and is let go of.
-    private mutating func fail(with error: any Error, effects: inout TransferEffects<Waiter, Engine, Hold>) {
+    private mutating func fail(with error: any Error, effects: inout TransferEffects<Head, Waiter, Engine, Hold>) {
         phase = .failed
         failure = error
         effects.stop = engine.take()
@@ -247,8 +252,8 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
     /// Cancels the transfer: every waiter fails with `CancellationError`, the engine is stopped
     /// unless it finished, and what is buffered is dropped. A second cancel does nothing.
-    mutating func cancel() -> TransferEffects<Waiter, Engine, Hold> {
-        var effects = TransferEffects<Waiter, Engine, Hold>()
+    mutating func cancel() -> TransferEffects<Head, Waiter, Engine, Hold> {
+        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
         guard phase != .cancelled else { return effects }
         let running = phase == .awaitingHead || phase == .streaming
         phase = .cancelled
@@ -271,9 +276,10 @@ package struct TransferCore<Waiter, Engine, Hold> {
 
 /// What one transition of a ``TransferCore`` decided, for its owner to do once unlocked, in this
 /// order: resume the engine, resume the waiters, stop the engine, pause it, release the rest.
-package struct TransferEffects<Waiter, Engine, Hold> {
-    /// Waiters to resume, at most two (the head's and a chunk's).
-    var resumes: [(waiter: Waiter, outcome: TransferCore<Waiter, Engine, Hold>.Outcome)] = []
+package struct TransferEffects<Head, Waiter, Engine, Hold> {
+    /// Waiters to resume, at most two (the head's and a chunk's), in order; kept inline, so
+    /// that a transition allocates nothing.
+    var resumes = Resumes()
     /// An engine to stop: the transfer was cancelled or failed while it ran.
     var stop: Engine?
     /// Ask the engine to stop reading, then report it with ``TransferCore/paused(_:)``.
@@ -290,13 +296,40 @@ package struct TransferEffects<Waiter, Engine, Hold> {
         resumes.isEmpty && stop == nil && !pause && resume == nil && release == nil && dropped == nil
     }
 
-    fileprivate mutating func resume(_ waiter: Waiter, with outcome: TransferCore<Waiter, Engine, Hold>.Outcome) {
-        resumes.append((waiter, outcome))
+    fileprivate mutating func resume(_ waiter: Waiter, with outcome: TransferCore<Head, Waiter, Engine, Hold>.Outcome) {
+        if resumes.first == nil {
+            resumes.first = (waiter, outcome)
+        } else {
+            resumes.second = (waiter, outcome)
+        }
+    }
+
+    /// Up to two waiters to resume, in order.
+    package struct Resumes: Sequence {
+        package typealias Element = (waiter: Waiter, outcome: TransferCore<Head, Waiter, Engine, Hold>.Outcome)
+        var first: Element?
+        var second: Element?
+
+        var isEmpty: Bool { first == nil }
+
+        package func makeIterator() -> Iterator {
+            Iterator(upcoming: first, after: second)
+        }
+
+        package struct Iterator: IteratorProtocol {
+            var upcoming: Element?
+            var after: Element?
+
+            package mutating func next() -> Element? {
+                defer { (upcoming, after) = (after, nil) }
+                return upcoming
+            }
+        }
     }
 
     /// A hold on the engine is let go: the engine is over or stopped, or the reader caught up.
     /// A pause not yet reported is let go when it is (``TransferCore/paused(_:)``).
-    fileprivate mutating func resumeHold(_ flow: inout TransferCore<Waiter, Engine, Hold>.Flow) {
+    fileprivate mutating func resumeHold(_ flow: inout TransferCore<Head, Waiter, Engine, Hold>.Flow) {
         switch flow {
         case .running:
             break

@@ -2,7 +2,8 @@ import Foundation
 
 // MARK: - TransferStream
 
-/// One transfer between an engine and the body's reader: a ``TransferCore`` under a lock, fed by
+/// One transfer between an engine and the body's reader (the head is the engine's own, which the
+/// reader turns into a ``ResponseHead``, off the engine's thread): a ``TransferCore`` under a lock, fed by
 /// the engine's events and the reader's waits, whose effects are performed once the lock is
 /// released. Both built-in engines hand their bodies to the session through it.
 ///
@@ -17,15 +18,26 @@ import Foundation
 ///   holds the cancelled task's status lock, and FoundationNetworking's `URLSessionTask.cancel()`
 ///   waits for the session's queue, which may itself be waiting to resume that task;
 /// - a finished engine, and what a cancelled transfer had buffered, are released here, unlocked.
-package final class TransferStream<Engine: Sendable, Hold: Sendable>: ResponseBodySource {
+///
+/// Not generic: the engine's types are erased to `any Sendable`, so that the core's transitions
+/// are compiled for one set of types and run specialised behind the body's protocol witness (a
+/// generic class's witness runs unspecialised code, which cost 5% of a loopback request).
+package final class TransferStream: ResponseBodySource {
+    /// The engine's head; its reader casts it back (`HTTPURLResponse`, NIO's `HTTPResponseHead`).
+    package typealias Head = any Sendable
+    /// What stops the transfer (a `URLSessionTask`, AsyncHTTPClient's task).
+    package typealias Engine = any Sendable
+    /// What lets a paused engine go on (the task, an event loop's promise).
+    package typealias Hold = any Sendable
+
     /// Who waits: the head's reader or the body's.
     package enum Waiter {
-        case head(CheckedContinuation<ResponseHead, any Error>)
+        case head(CheckedContinuation<Head, any Error>)
         case chunk(CheckedContinuation<Data?, any Error>)
     }
 
-    package typealias Core = TransferCore<Waiter, Engine, Hold>
-    package typealias Effects = TransferEffects<Waiter, Engine, Hold>
+    package typealias Core = TransferCore<Head, Waiter, Engine, Hold>
+    package typealias Effects = TransferEffects<Head, Waiter, Engine, Hold>
 
     /// Invariant: the core is only read and changed under the lock; its effects are performed
     /// after it (``perform(_:)``).
@@ -65,7 +77,7 @@ package final class TransferStream<Engine: Sendable, Hold: Sendable>: ResponseBo
     }
 
     /// The response head arrived.
-    package func receive(head: ResponseHead) {
+    package func receive(head: Head) {
         perform(state.withLock { $0.receive(head: head) }, fromEngine: true)
     }
 
@@ -111,7 +123,7 @@ package final class TransferStream<Engine: Sendable, Hold: Sendable>: ResponseBo
     ///
     /// - Returns: The head.
     /// - Throws: The engine's failure before the head, or `CancellationError`.
-    package func head() async throws -> ResponseHead {
+    package func head() async throws -> Head {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 perform(state.withLock { $0.waitForHead(.head(continuation)) })
@@ -163,10 +175,14 @@ package final class TransferStream<Engine: Sendable, Hold: Sendable>: ResponseBo
             continuation.resume(returning: head)
         case (.head(let continuation), .failure(let error)):
             continuation.resume(throwing: error)
-        case (.head(let continuation), .chunks):
+        case (.head(let continuation), .chunk), (.head(let continuation), .chunks), (.head(let continuation), .end):
             continuation.resume(throwing: TransportError(.other, detail: "a body chunk was handed to the head's reader"))
+        case (.chunk(let continuation), .chunk(let chunk)):
+            continuation.resume(returning: chunk)
         case (.chunk(let continuation), .chunks(let chunks)):
-            continuation.resume(returning: chunks.map(joined))
+            continuation.resume(returning: joined(chunks))
+        case (.chunk(let continuation), .end):
+            continuation.resume(returning: nil)
         case (.chunk(let continuation), .failure(let error)):
             continuation.resume(throwing: error)
         case (.chunk(let continuation), .head):

@@ -5,9 +5,9 @@ import FoundationNetworking
 
 // MARK: - URLSessionTransfer
 
-/// A `URLSessionTask`'s transfer: the task is what stops it and what a pause holds (Apple
-/// platforms suspend a task whose reader is behind, and resume it).
-typealias URLSessionTransfer = TransferStream<URLSessionTask, URLSessionTask>
+/// A `URLSessionTask`'s transfer: its head an `HTTPURLResponse`, the task what stops it and what
+/// a pause holds (Apple platforms suspend a task whose reader is behind, and resume it).
+typealias URLSessionTransfer = TransferStream
 
 // MARK: - TaskDelegate
 
@@ -77,7 +77,7 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Hands a response head to the transfer: an `HTTPURLResponse`'s, or a failure.
     static func receive(_ response: URLResponse, into stream: URLSessionTransfer) {
         if let http = response as? HTTPURLResponse {
-            stream.receive(head: ResponseHead(http))
+            stream.receive(head: http)
         } else {
             stream.finish(TransportError(.other, detail: "the response is not HTTP"))
         }

@@ -152,7 +152,7 @@ public struct URLSessionTransport: Transport {
     ) async throws -> (ResponseHead, ResponseBody) {
         let stream = URLSessionTransfer(
             request: (request.method, request.url), buffering: bufferLimits,
-            stop: { task in task.cancel() }, resume: { task in task.resume() }
+            stop: { task in (task as? URLSessionTask)?.cancel() }, resume: { task in (task as? URLSessionTask)?.resume() }
         )
         var carrier = (session: session, delegate: delegate)
         #if canImport(FoundationNetworking)
@@ -187,8 +187,12 @@ public struct URLSessionTransport: Transport {
         if invalidate { session.finishTasksAndInvalidate() }
         request.handle.onCancel { stream.cancel() }
         do {
-            let head = try await stream.head()
-            return (head, ResponseBody(source: stream))
+            // The head made here, on the caller's thread, not on FoundationNetworking's one
+            // queue that every transfer's delegate calls share.
+            guard let head = try await stream.head() as? HTTPURLResponse else {
+                throw TransportError(.other, detail: "the response is not HTTP")
+            }
+            return (ResponseHead(head), ResponseBody(source: stream))
         } catch {
             stream.cancel()
             throw error
