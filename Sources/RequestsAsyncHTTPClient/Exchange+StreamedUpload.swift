@@ -14,7 +14,7 @@ extension Exchange {
     /// The engine's async API finishes a response that ends before the body has all gone out,
     /// and resumes a paused body write when the request fails; its delegate API does neither.
     func startStreamedUpload() {
-        stream.attach(.runner(Task { await self.runStreamedUpload() }))
+        stream.attach(Engine.runner(Task { await self.runStreamedUpload() }))
     }
 
     private func runStreamedUpload() async {

@@ -124,7 +124,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         let task = client.http.execute(request: outgoing, delegate: self, deadline: nil)
         // Kept (and stopped at once when the transfer was cancelled first) before a failure can
         // send the request again from here, so that the task that sends keeps its place.
-        stream.attach(.call(task))
+        stream.attach(Engine.call(task))
         task.futureResult.whenFailure { [loop = task.eventLoop] error in self.failed(error, on: loop) }
     }
 
