@@ -1,4 +1,9 @@
-// The Requests module executes the requests that ParameterEncoding builds. Its Session arrives
-// with its own issue; for now it re-exports ParameterEncoding so `import Requests` is the one
-// import users need.
+// `import Requests` is the one import a program needs: the module re-exports the encoders
+// (ParameterEncoding), Foundation, and on Linux FoundationNetworking, where `URLRequest` and
+// `URLSession` live, as Alamofire does; so `UUID()`, `URLRequest(url:)` and `Data` are in scope
+// with it on every platform.
+@_exported import Foundation
 @_exported import ParameterEncoding
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif

@@ -88,6 +88,7 @@ extension Session {
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's. A 307
     ///     or 308 sends the file again; 301, 302 and 303 turn the request into a `GET` without it.
     /// - Returns: The upload, with its progress and its response.
+    @discardableResult
     public func upload(
         multipart: MultipartFormBody,
         to url: any URLConvertible,
@@ -126,6 +127,7 @@ extension Session {
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The upload, with its progress (``UploadProgress/totalBytes`` is 0 while a stream
     ///   of unknown length is sent) and its response.
+    @discardableResult
     public func upload(
         _ body: RequestBody,
         to url: any URLConvertible,

@@ -168,6 +168,7 @@ public final class Session: Sendable {
     /// - Returns: The response, whatever its status; call ``Response/validate(statusCodes:contentTypes:)`` to check it.
     /// - Throws: ``RequestError`` (invalid URL, encoding, modifier, transport, timeout), or `CancellationError`
     ///   when the calling task is cancelled.
+    @discardableResult
     public func request(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
@@ -202,6 +203,7 @@ public final class Session: Sendable {
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` when the body cannot be
     ///   encoded), or `CancellationError` when the calling task is cancelled.
+    @discardableResult
     public func request(
         _ url: any URLConvertible,
         method: HTTPMethod = .post,
@@ -234,6 +236,7 @@ public final class Session: Sendable {
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` wrapping the encoder's
     ///   error), or `CancellationError` when the calling task is cancelled.
+    @discardableResult
     public func request<Parameters: Encodable & Sendable>(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
@@ -267,6 +270,7 @@ public final class Session: Sendable {
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` for two different body
     ///   encodings), or `CancellationError` when the calling task is cancelled.
+    @discardableResult
     public func request(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
@@ -291,6 +295,7 @@ public final class Session: Sendable {
     ///   - options: Settings for this call (``RequestOptions``), over the request's own (an ``OutgoingRequest``'s) and the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError``, or `CancellationError` when the calling task is cancelled.
+    @discardableResult
     public func request(
         _ request: any URLRequestConvertible,
         timeout: Duration? = nil,
