@@ -135,19 +135,47 @@ public struct RequestError: Error, CustomStringConvertible, LocalizedError {
             text += ": " + detail
         }
         if let underlyingError {
-            text += " (\(Self.describe(underlyingError)))"
+            // An error that only carries the cause over (the encoder's invalid URL, say) says
+            // nothing its detail does not: it is not repeated.
+            let cause = Self.describe(underlyingError)
+            if cause != detail, !cause.hasSuffix(": " + detail) || detail.isEmpty {
+                text += " (\(cause))"
+            }
         }
         if !failedAttempts.isEmpty {
             text += "; " + FailedAttempt.summary(failedAttempts)
         }
-        if let bodyPreview, code != .transportFailed {
-            text += "; body: \"\(bodyPreview)\""
+        if let data = response?.data, !data.isEmpty, code != .transportFailed {
+            text += "; body: \"\(Self.oneLine(Self.preview(of: data, limit: Self.descriptionPreviewLimit)))\""
         }
         return text
     }
 
-    static func preview(of data: Data) -> String {
-        let limit = bodyPreviewLimit
+    /// How many bytes of the body ``description`` quotes: a log line's worth (``bodyPreview``
+    /// keeps more).
+    static let descriptionPreviewLimit = 200
+
+    /// `text` on one line: line breaks, tabs and other control characters written as escapes.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var line = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    line += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    line.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return line
+    }
+
+    static func preview(of data: Data, limit: Int = bodyPreviewLimit) -> String {
         guard data.count > limit else {
             return String(decoding: data, as: UTF8.self)
         }

@@ -17,6 +17,8 @@ struct ExchangeLog {
     enum Event: Sendable {
         case sent(OutgoingRequest)
         case received(Response)
+        /// The cache answered: nothing was sent, and the request is shown marked so.
+        case cached(Response)
     }
 
     /// The monitor to give the session.
@@ -29,6 +31,10 @@ struct ExchangeLog {
 
         func requestDidReceive(_ response: Response, attempt: RequestAttempt) {
             continuation.yield(.received(response))
+        }
+
+        func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
+            continuation.yield(.cached(response))
         }
     }
 
@@ -49,10 +55,20 @@ struct ExchangeLog {
             var pending: Response?
             for await event in stream {
                 switch event {
-                case .sent(let request):
+                case .sent, .cached:
                     if let response = pending {
                         try Self.write(response, to: output, printer: printer, parts: parts)
                         pending = nil
+                    }
+                    let request: OutgoingRequest
+                    switch event {
+                    case .sent(let sent):
+                        request = sent
+                    case .cached(let response), .received(let response):
+                        let status = response.cacheStatus.map(\.description) ?? "hit"
+                        let age = response.headers.value(for: "Age").map { ", age \($0) s" } ?? ""
+                        Terminal.error("req: note: answered from the cache (\(status)\(age)); this request was not sent\n")
+                        request = response.outgoingRequest
                     }
                     if parts.contains("H") {
                         try output.write(printer.requestHead(request, added: added))

@@ -204,7 +204,13 @@ struct RequestPlan {
             text = "localhost" + text
         }
         let lowered = text.lowercased()
-        if !lowered.hasPrefix("http://"), !lowered.hasPrefix("https://") {
+        if let separator = lowered.range(of: "://") {
+            // A scheme is given: http and https only (httpie's rule), never `http://ftp://…`.
+            let scheme = lowered[..<separator.lowerBound]
+            guard scheme == "http" || scheme == "https" else {
+                throw UsageError("\"\(text)\": only http and https URLs are sent, not \(scheme)")
+            }
+        } else {
             text = "http://" + text
         }
         guard let url = URL(string: text), let host = url.host, !host.isEmpty else {

@@ -46,6 +46,25 @@ import Testing
         #expect(without.output == "not kept")
     }
 
+    /// `-v` of an answer from the cache: the request is shown, and a note on standard error says
+    /// it was answered from the cache and not sent.
+    @Test func verboseShowsTheRequestTheCacheAnswered() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("cache").path
+        let (url, id) = try await script([
+            ["status": 200, "headers": [["Cache-Control", "max-age=600"], ["Content-Type", "text/plain"]], "body": "kept"],
+        ])
+        _ = try await req(["--cache", folder, url])
+        let verbose = try await req(["--cache", folder, "-v", url])
+        #expect(verbose.status == 0)
+        #expect(verbose.output.contains("GET /script/\(id) HTTP/1.1"), "\(verbose.output)")
+        #expect(verbose.output.hasSuffix("kept"), "\(verbose.output)")
+        #expect(verbose.stderr.contains("req: note: answered from the cache (hit"), "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("this request was not sent"), "\(verbose.stderr)")
+        #expect(try await received(id) == 1)
+    }
+
     @Test func aFolderThatCannotBeMadeIsAUsageError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -26,6 +26,17 @@ import Testing
         #expect(try await req(["--timeout", "soon", try url("/")]).status == 1)
     }
 
+    /// A scheme other than http and https is refused as given, not read as a host name
+    /// (`http://ftp://…`), and nothing is sent.
+    @Test(arguments: ["ftp://example.org/x", "file:///etc/passwd", "ws://127.0.0.1:1/"])
+    func aSchemeOtherThanHTTPIsAUsageErrorNamingIt(url: String) async throws {
+        let run = try await req([url])
+        #expect(run.status == 1)
+        let scheme = String(url.prefix { $0 != ":" })
+        #expect(run.stderr.contains("only http and https URLs are sent, not \(scheme)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("http://\(scheme)"), "\(run.stderr)")
+    }
+
     @Test func checkStatusWarnsOnStandardErrorWhenPiped() async throws {
         let run = try await req(["--check-status", try url("/status/418")])
         #expect(run.status == 4)

@@ -19,9 +19,19 @@ extension String: URLConvertible {
     /// - Throws: ``ParameterEncodingError/Code/invalidURL`` naming the string when it is not a URL.
     public func asURL() throws -> URL {
         guard let url = URL(string: self) else {
-            throw ParameterEncodingError(.invalidURL, detail: "\"\(self)\" is not a URL")
+            throw ParameterEncodingError(.invalidURL, detail: Self.notAURL(self))
         }
         return url
+    }
+
+    /// Why `text` is not a URL, with the fix when it lacks only its scheme (`127.0.0.1:8080/get`,
+    /// `localhost:8080`, which `URL(string:)` refuses or reads as a scheme).
+    static func notAURL(_ text: String) -> String {
+        guard !text.contains("://"), let first = text.first, first.isLetter || first.isNumber,
+              let withScheme = URL(string: "http://" + text), withScheme.host?.isEmpty == false else {
+            return "\"\(text)\" is not a URL"
+        }
+        return "\"\(text)\" is not a URL: it has no scheme; write \"http://\(text)\" or \"https://\(text)\""
     }
 }
 

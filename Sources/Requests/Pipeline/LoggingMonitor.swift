@@ -16,6 +16,7 @@ import FoundationNetworking
 /// ```text
 /// curl -X POST -H 'Authorization: Bearer <redacted>' -H 'Content-Type: application/json' --data-binary '{"a":1}' 'https://api.example.com/items'
 /// < 201 POST https://api.example.com/items: 18 bytes in 42.1 ms
+/// < 200 GET https://api.example.com/export.csv: head in 12.0 ms, body streamed (1048576 bytes announced)
 /// ~ GET https://api.example.com/items: retry in 250.0 ms after status 503 (attempt 1)
 /// ! GET https://api.example.com/items failed after 3.02 s (attempt 3): Transport failed …
 /// = 200 GET https://api.example.com/items: 512 bytes from the cache (hit, age 42 s)
@@ -63,13 +64,21 @@ public struct LoggingMonitor: EventMonitor {
         write(request.options.operationName.map { curl + (curl.contains(" # ") ? "; " : " # ") + "operation " + $0 } ?? curl)
     }
 
-    /// Writes the status, size and duration.
+    /// Writes the status, size and duration. A body still to be read (a stream, a download) is
+    /// not counted as 0 bytes: the line says the head came, and the length the server announced.
     ///
     /// - Parameters:
     ///   - response: The response.
     ///   - attempt: The trip, for its duration.
     public func requestDidReceive(_ response: Response, attempt: RequestAttempt) {
-        write("< \(response.statusCode) \(Self.name(response.outgoingRequest)): \(response.data.count) bytes in \(Self.format(attempt.duration))")
+        let name = Self.name(response.outgoingRequest)
+        let duration = Self.format(attempt.duration)
+        guard response.body != nil else {
+            write("< \(response.statusCode) \(name): \(response.data.count) bytes in \(duration)")
+            return
+        }
+        let announced = response.headers.value(for: "Content-Length").flatMap(Int.init)
+        write("< \(response.statusCode) \(name): head in \(duration), body streamed (\(announced.map { "\($0) bytes announced" } ?? "length not announced"))")
     }
 
     /// Writes the failure.

@@ -64,7 +64,7 @@ struct DownloadFile: Sendable {
         try fileStep(request) {
             if offset == 0 || !FileManager.default.fileExists(atPath: partial.path) {
                 guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partial.path])
+                    throw CannotCreate(folder: partial.deletingLastPathComponent())
                 }
             }
             let handle = try FileHandle(forWritingTo: partial)
@@ -108,8 +108,31 @@ struct DownloadFile: Sendable {
     func fileStep<T>(_ request: OutgoingRequest, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let error as CannotCreate {
+            throw RequestError(.fileFailed, request: request, detail: "cannot create \(partial.path): \(error.reason)")
         } catch {
             throw RequestError(.fileFailed, request: request, detail: partial.path, underlyingError: error)
+        }
+    }
+
+    /// The partial file could not be created (FileManager says no more than that): why, from
+    /// what its folder is.
+    struct CannotCreate: Error {
+        let folder: URL
+
+        var reason: String {
+            var isFolder: ObjCBool = false
+            let manager = FileManager.default
+            if !manager.fileExists(atPath: folder.path, isDirectory: &isFolder) {
+                return "the folder \(folder.path) does not exist"
+            }
+            if !isFolder.boolValue {
+                return "\(folder.path) is not a folder"
+            }
+            if !manager.isWritableFile(atPath: folder.path) {
+                return "the folder \(folder.path) is not writable"
+            }
+            return "the file system refused it"
         }
     }
 }

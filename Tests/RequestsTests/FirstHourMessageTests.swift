@@ -1,0 +1,70 @@
+import Foundation
+import Requests
+import RequestsTesting
+import Testing
+
+/// The messages a new user meets in the first hour (issue 42): each says what was wrong, once,
+/// on one line, and how to fix it where that is plain.
+@Suite struct FirstHourMessageTests {
+    @Test func aURLWithoutAschemeSaysSoOnceAndHowToWriteIt() async throws {
+        let session = Session(transport: StubTransport())
+        let error = try await #require(throws: RequestError.self) {
+            try await session.request("127.0.0.1:8765/get")
+        }
+        let text = error.description
+        #expect(error.code == .invalidURL)
+        #expect(text.contains("has no scheme; write \"http://127.0.0.1:8765/get\" or \"https://127.0.0.1:8765/get\""), "\(text)")
+        // Said once: the underlying encoder error carries nothing the detail does not.
+        #expect(text.components(separatedBy: "is not a URL").count == 2, "\(text)")
+    }
+
+    @Test func textThatIsNoURLAtAllIsNamedWithoutAHint() async throws {
+        let error = try await #require(throws: RequestError.self) {
+            try await Session(transport: StubTransport()).request("http://exa mple.com/")
+        }
+        #expect(error.description.contains("\"http://exa mple.com/\" is not a URL"), "\(error)")
+        #expect(!error.description.contains("no scheme"), "\(error)")
+    }
+
+    @Test func aDownloadIntoAFolderThatDoesNotExistNamesTheFolder() async throws {
+        let stub = StubTransport()
+        stub.on(.get, "/file", respond: .text("contents"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString)")
+        let error = try await #require(throws: RequestError.self) {
+            try await Session(transport: stub).download("https://example.com/file", to: folder.appendingPathComponent("file.txt")).response()
+        }
+        #expect(error.code == .fileFailed)
+        #expect(error.description.contains("the folder \(folder.path) does not exist"), "\(error)")
+        #expect(!error.description.contains("(null)"), "\(error)")
+    }
+
+    @Test func aDecodingFailureQuotesTheBodyOnOneShortLine() async throws {
+        let stub = StubTransport()
+        let body = "<html>\n<body>\n" + String(repeating: "Service unavailable\tretry later\r\n", count: 100) + "</body>\n</html>"
+        stub.on(.get, "/user", respond: .text(body))
+        let response = try await Session(transport: stub).request("https://example.com/user")
+        struct User: Decodable { let id: Int }
+        let error = try #require(throws: RequestError.self) { try response.decode(User.self) }
+        let text = error.description
+        #expect(!text.contains("\n") && !text.contains("\r") && !text.contains("\t"), "\(text)")
+        #expect(text.contains("body: \"<html>\\n<body>\\nService unavailable\\tretry later\\r\\n"), "\(text)")
+        #expect(text.contains("…\""), "the quoted body is cut: \(text)")
+        #expect(text.utf8.count < 1_000, "\(text.utf8.count) bytes: \(text)")
+        // The preview for programs keeps its kilobyte, line breaks and all.
+        #expect(error.bodyPreview?.contains("\n") == true)
+    }
+
+    @Test func loggingMonitorDoesNotCountADownloadAsZeroBytes() async throws {
+        let lines = Guarded<[String]>([])
+        let monitor = LoggingMonitor { line in lines.withLock { $0.append(line) } }
+        let stub = StubTransport()
+        stub.on(.get, "/export.csv", respond: .data(Data(repeating: 0x41, count: 4096), headers: ["Content-Length": "4096"]))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = Session(transport: stub, monitors: [monitor])
+        _ = try await session.download("https://example.com/export.csv", to: file).response()
+        let received = try #require(lines.withLock { $0 }.first { $0.hasPrefix("< 200") })
+        #expect(received.contains("body streamed (4096 bytes announced)"), "\(received)")
+        #expect(!received.contains(": 0 bytes"), "\(received)")
+    }
+}
