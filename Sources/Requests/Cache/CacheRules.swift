@@ -18,10 +18,11 @@ enum CacheRules {
     }
 
     /// Fields a cache does not store from a response, lowercased: RFC 9110 §7.6.1's hop-by-hop
-    /// fields, and `Set-Cookie`, which the session's cookie stage applied when the response
+    /// fields, the proxy authentication fields RFC 9111 §3.1 lists (`Proxy-Authenticate`,
+    /// `Proxy-Authentication-Info`, `Proxy-Authorization`), and `Set-Cookie`, which the session's cookie stage applied when the response
     /// arrived (stored, every answer from the cache would set the cookies again, undoing a
     /// logout; on disk it would keep them in plain text).
-    static let notStored: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer", "proxy-authenticate", "proxy-authorization", "set-cookie"]
+    static let notStored: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "trailer", "proxy-authenticate", "proxy-authentication-info", "proxy-authorization", "set-cookie"]
 
     /// What the cache reads of a request's fields, in one pass: its directives (its
     /// `Cache-Control`, or `Pragma: no-cache` without one, §5.4), and whether it is conditional or

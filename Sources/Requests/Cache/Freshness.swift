@@ -52,11 +52,22 @@ package struct Freshness: Sendable, Equatable {
             isHeuristic = false
         }
         // §4.2.3: apparent_age, corrected_age_value, corrected_initial_age.
-        let ageValue = headers.value(for: "Age").flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) }.map(TimeInterval.init) ?? 0
+        let ageValue = Self.ageValue(headers)
         let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         initialAge = max(apparentAge, ageValue + responseDelay)
         self.responseTime = responseTime
+    }
+
+    /// The `Age` field's seconds (§5.1): the first line's first member when the field repeats or
+    /// is a list (`Age: 7200, 0` is 7200); 0 without the field. A value that is not a non-negative
+    /// integer (`7200s`, `7200;x=1`, `-1`) says nothing certain about the response's age, so it is
+    /// taken as the largest age (2^31, §1.2.2): the response is stale, and validated before use.
+    static func ageValue(_ headers: HTTPHeaders) -> TimeInterval {
+        guard let field = headers.value(for: "Age") else { return 0 }
+        let first = field.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let text = first.trimmingCharacters(in: .whitespaces)
+        return TimeInterval(CacheControl.seconds(text) ?? 1 << 31)
     }
 
     /// The response's current age at `now` (§4.2.3's current_age).

@@ -55,6 +55,21 @@ extension CacheConformance {
             f.clock.advance(6)
             try expectAnswer(try await f.send(url), cache: .miss, body: "two", "age 61 of 60")
         },
+        Case("§5.1 an Age that is a list counts its first member") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=3600", "Age": "7200, 0"], body: "one"), f.answer(body: "two")])
+            _ = try await f.send(url)
+            try expectAnswer(try await f.send(url), cache: .miss, body: "two", "Age 7200 of max-age 3600, written \"7200, 0\"")
+        },
+        Case("§5.1 an invalid Age makes the response stale, never fresh") { c in
+            let f = try c.fixture()
+            for age in ["60s", "60;x=1", "-1", "sixty"] {
+                let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=3600", "Age": age], body: "one"), f.answer(body: "two")])
+                _ = try await f.send(url)
+                let again = try await f.send(url)
+                try expectAnswer(again, cache: .miss, body: "two", "Age: \(age)")
+            }
+        },
         Case("§4.2.3 a Date in the past makes the response older (apparent age)") { c in
             let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: "one", dated: -58), f.answer(body: "two")])
@@ -109,6 +124,18 @@ extension CacheConformance {
             let hit = try await f.send(url)
             try expectAnswer(hit, cache: .hit, body: "one", "the stored response")
             try expect(hit.headers.value(for: "Set-Cookie") == nil, "the stored response kept Set-Cookie")
+        },
+        Case("§3.1 the proxy authentication fields are not stored") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([f.answer(200, [
+                "Cache-Control": "max-age=60", "Proxy-Authenticate": "Basic realm=\"proxy\"", "Proxy-Authentication-Info": "nextnonce=\"abc\"",
+            ], body: "one")])
+            _ = try await f.send(url)
+            let hit = try await f.send(url)
+            try expectAnswer(hit, cache: .hit, body: "one", "the stored response")
+            for name in ["Proxy-Authenticate", "Proxy-Authentication-Info"] {
+                try expect(hit.headers.value(for: name) == nil, "the stored response kept \(name)")
+            }
         },
         Case("§3.5 responses to different credentials are different entries") { c in
             let f = try c.fixture()

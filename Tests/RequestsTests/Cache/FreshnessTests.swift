@@ -59,7 +59,17 @@ import Testing
         #expect(fresh.initialAge == 30)
     }
 
-    @Test func anUnreadableAgeIsIgnored() {
-        #expect(freshness(["Cache-Control": "max-age=60", "Age": "ten", "Date": date(2)]).initialAge == 2)
+    /// RFC 9111 §5.1: a list's first member counts; a value that is not a non-negative integer
+    /// says nothing certain about the age, so it is taken as the largest (2^31): stale, never fresh.
+    @Test(arguments: ["ten", "60s", "60;x=1", "-1", "6 0", ""])
+    func anUnreadableAgeMakesTheResponseStale(age: String) {
+        let fresh = freshness(["Cache-Control": "max-age=60", "Age": age, "Date": date(2)])
+        #expect(fresh.initialAge >= 2_147_483_648)
+        #expect(fresh.remaining(at: arrived) < 0)
+    }
+
+    @Test func anAgeListCountsItsFirstMember() {
+        #expect(freshness(["Cache-Control": "max-age=60", "Age": "50, 0", "Date": date(2)]).initialAge == 52)
+        #expect(freshness(["Cache-Control": "max-age=60", "Age": " 7 ,8", "Date": date(2)]).initialAge == 9)
     }
 }
