@@ -1,15 +1,15 @@
 // MARK: - ParameterEncodingError + questions
 
-/// One-word questions about an error's ``ParameterEncodingError/code``, named as Alamofire's
-/// `AFError` flags are, so a check ports as it reads:
+/// Alamofire's `AFError` questions that have a counterpart here, under the same names, so a check
+/// ports as it reads:
 ///
 /// ```swift
-/// // Alamofire: result.failure?.asAFError?.isJSONEncodingFailed == true
-/// #expect(result.failure?.asParameterEncodingError?.isJSONEncodingFailed == true)
+/// // Alamofire: error.asAFError?.isJSONEncodingFailed == true
+/// #expect(error.asParameterEncodingError?.isJSONEncodingFailed == true)
 /// ```
 ///
-/// Each question is one or two codes; a `switch` on ``ParameterEncodingError/code`` says the same
-/// with the codes spelled out.
+/// Each question is one or two codes; for the codes Alamofire has no question for, compare
+/// ``ParameterEncodingError/code`` (`error.code == .nestingTooDeep`).
 extension ParameterEncodingError {
     /// Whether a value could not be written as JSON: code
     /// ``Code/invalidJSONValue`` (NaN, infinity, a non-string key, a type with no JSON form) or
@@ -29,23 +29,6 @@ extension ParameterEncodingError {
     /// Whether a string or URL components did not form a URL: code ``Code/invalidURL``.
     /// Alamofire's `isInvalidURLError`.
     public var isInvalidURLError: Bool { code == .invalidURL }
-
-    /// Whether parameters nested deeper than ``maximumDepth`` levels: code ``Code/nestingTooDeep``,
-    /// whichever encoder was writing.
-    public var isNestingTooDeepError: Bool { code == .nestingTooDeep }
-
-    /// Whether Foundation's serializer failed or was asked for a format it cannot write: code
-    /// ``Code/serializationFailed``.
-    public var isSerializationFailed: Bool { code == .serializationFailed }
-
-    /// Whether a header name or value was refused: code ``Code/invalidHeader``.
-    public var isInvalidHeaderError: Bool { code == .invalidHeader }
-
-    /// Whether an HTTP method was not a valid token: code ``Code/invalidMethod``.
-    public var isInvalidMethodError: Bool { code == .invalidMethod }
-
-    /// Whether parameter sets asked for two different bodies: code ``Code/conflictingBodies``.
-    public var isConflictingBodiesError: Bool { code == .conflictingBodies }
 
     /// Whether a multipart body could not be written: code ``Code/invalidMultipart``. Alamofire's
     /// `isMultipartEncodingError`.

@@ -2,9 +2,10 @@ import Foundation
 
 // MARK: - Guarded
 
-/// A value behind a lock: the one place in the package that is `@unchecked Sendable`.
-///
-/// Every access goes through ``withLock(_:)``, so the value is never touched by two threads at once.
+/// A value behind a lock. Every access goes through ``withLock(_:)``, so the value is never
+/// touched by two threads at once; a type that keeps its mutable state in `Guarded`s is
+/// `Sendable` without `@unchecked`. (The package's `@unchecked Sendable` types are those whose
+/// state an engine's callbacks or a single task confine, each saying so where it is declared.)
 ///
 /// **The rule of every critical section: read and write the value, nothing else.** A section
 /// never calls a closure, resumes a continuation, cancels a task or an engine, calls into

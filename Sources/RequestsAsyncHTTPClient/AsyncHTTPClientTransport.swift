@@ -127,12 +127,13 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         }
     }
 
+    /// The response's fields in the order the server sent them, repeats kept apart (the
+    /// ``ResponseHead`` promise; only `HTTPURLResponse`, which keeps no order, is sorted by name).
     static func headers(_ fields: NIOHTTP1.HTTPHeaders) -> Requests.HTTPHeaders {
         var headers = Requests.HTTPHeaders()
         for (name, value) in fields {
             headers.append(name: name, value: value)
         }
-        headers.sort()
         return headers
     }
 }

@@ -58,7 +58,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     let client: PooledClient
     let request: TransportRequest
     let acceptEncoding: String?
-    let progress: UploadProgress
+    let progress: UploadReporter
     /// The transfer: the head and the body as the reader sees them; a cancel of it stops the engine.
     let stream: TransferStream
     /// The transport's shutdown flag: set, the engine's `cancelled` is the shutdown's.
@@ -90,7 +90,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         } else {
             acceptEncoding = nil
         }
-        progress = UploadProgress(total: request.body.length, report: request.progress)
+        progress = UploadReporter(total: request.body.length, report: request.progress)
         connectionsBefore = client.connections.value
         stream = TransferStream(
             request: (request.method, request.url),

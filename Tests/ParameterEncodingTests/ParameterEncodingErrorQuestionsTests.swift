@@ -16,11 +16,6 @@ import ParameterEncoding
         (.invalidPropertyListValue, \.isPropertyListEncodingFailed),
         (.missingURL, \.isMissingURLFailed),
         (.invalidURL, \.isInvalidURLError),
-        (.nestingTooDeep, \.isNestingTooDeepError),
-        (.serializationFailed, \.isSerializationFailed),
-        (.invalidHeader, \.isInvalidHeaderError),
-        (.invalidMethod, \.isInvalidMethodError),
-        (.conflictingBodies, \.isConflictingBodiesError),
         (.invalidMultipart, \.isMultipartEncodingError),
     ] }
 

@@ -88,13 +88,6 @@ import FoundationNetworking
         #expect(throws: ParameterEncodingError.self) { try RequestTarget(scheme: "https", host: "", path: "/") }
     }
 
-    @Test func userInfoCanBeRemoved() throws {
-        var target = RequestTarget(try url("https://me:secret@example.com/a?b"))
-        target.removeUserInfo()
-        #expect(target.url.absoluteString == "https://example.com/a?b")
-        #expect(target.user == nil && target.password == nil)
-    }
-
     // MARK: Options
 
     private enum Tag: RequestOptionKey {

@@ -105,8 +105,6 @@ public struct URLEncoding: ParameterEncoding {
         return try apply(queryBuffer(.ordered(pairs)), to: request)
     }
 
-    /// Takes the request rather than borrowing it: on Linux, changing a `URLRequest` that is also
-    /// referenced elsewhere copies the whole underlying `NSMutableURLRequest`.
     /// Writes the parameters into the target's query or body, as ``destination`` says for its
     /// method.
     ///
@@ -120,6 +118,8 @@ public struct URLEncoding: ParameterEncoding {
         try apply(queryBuffer(.parameters(parameters)), to: &target)
     }
 
+    /// Takes the request rather than borrowing it: on Linux, changing a `URLRequest` that is also
+    /// referenced elsewhere copies the whole underlying `NSMutableURLRequest`.
     func apply(_ query: borrowing ByteBuffer, to request: consuming URLRequest) throws -> URLRequest {
         try apply(query, to: &request)
         return request

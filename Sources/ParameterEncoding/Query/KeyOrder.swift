@@ -2,7 +2,8 @@ import Foundation
 
 // MARK: - KeyOrder
 
-/// The one order every encoder here writes dictionary keys in.
+/// The order the query, form and property-list writers put dictionary keys in. `JSONEncoding`
+/// writes `JSONSerialization`'s `.sortedKeys` order instead (``JSONKeyOrder``).
 ///
 /// It is the order `String`'s `<` documents (Unicode canonical equivalence: NFC-normalized
 /// scalars compared in turn), made total: keys that are canonically equal but spelled

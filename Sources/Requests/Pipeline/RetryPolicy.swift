@@ -30,11 +30,6 @@ public struct RetryPolicy: Interceptor {
     /// Transport failures retried by default, whatever the transport: timed out, cannot connect,
     /// connection lost and DNS failures.
     public static let retryableTransportErrors: Set<TransportError.Kind> = [.timedOut, .cannotConnect, .connectionLost, .dnsFailed]
-    /// The `URLError` codes of ``retryableTransportErrors``.
-    @available(*, deprecated, renamed: "retryableTransportErrors", message: "retry policies read the transport-neutral TransportError.Kind")
-    public static let retryableURLErrors: Set<URLError.Code> = [
-        .timedOut, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed, .cannotFindHost, .notConnectedToInternet,
-    ]
 
     /// Tries in all, the first included; 1 turns retrying off.
     public var maxAttempts: Int
@@ -74,29 +69,6 @@ public struct RetryPolicy: Interceptor {
         self.methods = methods
         self.statusCodes = statusCodes
         self.transportErrors = transportErrors
-    }
-
-    /// Creates a policy that retries the transport failures of the given `URLError` codes.
-    ///
-    /// - Parameters:
-    ///   - maxAttempts: Tries in all, the first included.
-    ///   - baseDelay: The first back-off wait's upper bound.
-    ///   - maxDelay: The longest wait.
-    ///   - methods: Methods retried without an `Idempotency-Key`.
-    ///   - statusCodes: Status codes retried.
-    ///   - urlErrors: `URLError` codes; each stands for its ``TransportError/Kind``.
-    @available(*, deprecated, message: "pass transportErrors: kinds of TransportError, which every transport states")
-    public init(
-        maxAttempts: Int = 3,
-        baseDelay: Duration = .milliseconds(500),
-        maxDelay: Duration = .seconds(30),
-        methods: Set<HTTPMethod> = RetryPolicy.idempotentMethods,
-        statusCodes: Set<Int> = RetryPolicy.retryableStatusCodes,
-        urlErrors: Set<URLError.Code>
-    ) {
-        let kinds = Set(urlErrors.map { TransportError.Kind(URLError($0)) })
-        self.init(maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay, methods: methods,
-                  statusCodes: statusCodes, transportErrors: kinds)
     }
 
     /// Sends the request, and again after a wait while it fails in a retryable way.

@@ -25,10 +25,6 @@ public struct Throttle: Interceptor {
     public let perOrigin: Int?
     private let slots: SlotQueue
 
-    /// The limit per origin, under its former name.
-    @available(*, deprecated, renamed: "perOrigin", message: "the limit is per origin: scheme, host and port")
-    public var perHost: Int? { perOrigin }
-
     /// Creates a throttle.
     ///
     /// - Parameters:
@@ -39,16 +35,6 @@ public struct Throttle: Interceptor {
         self.maxConcurrent = max(1, maxConcurrent)
         self.perOrigin = perOrigin.map { max(1, $0) }
         self.slots = SlotQueue(limit: self.maxConcurrent, hostLimit: self.perOrigin)
-    }
-
-    /// Creates a throttle limited per origin, under the argument's former name.
-    ///
-    /// - Parameters:
-    ///   - maxConcurrent: The most requests in flight at once; at least 1.
-    ///   - perHost: The most in flight to one origin (scheme, host and port).
-    @available(*, deprecated, renamed: "init(maxConcurrent:perOrigin:)", message: "the limit is per origin: scheme, host and port")
-    public init(maxConcurrent: Int, perHost: Int?) {
-        self.init(maxConcurrent: maxConcurrent, perOrigin: perHost)
     }
 
     /// Waits for a slot, runs the rest of the chain, and gives the slot back.

@@ -250,17 +250,6 @@ public struct RequestTarget: Sendable, Hashable, CustomStringConvertible {
         try change { $0.fragment = fragment }
     }
 
-    /// Removes the user name and password of the URL's userinfo (a redirect to another origin
-    /// does not carry them).
-    public mutating func removeUserInfo() {
-        guard user != nil || password != nil else { return }
-        // The other parts formed a URL with the userinfo; they form one without it.
-        try? change { parts in
-            parts.user = nil
-            parts.password = nil
-        }
-    }
-
     /// Applies a change whose new parts were checked, and builds the URL they form.
     private mutating func change(_ body: (inout Parts) -> Void) throws {
         var parts = parts

@@ -161,7 +161,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     /// Reads the source for one iterator: bounds each wait by the silence limit, turns what the
-    /// source throws into the error callers see (the one place that does), and cancels the
+    /// source throws into the error callers see (through ``TransportFailure``, which classifies a
+    /// trip's failures too), and cancels the
     /// transfer when the iterator goes away before the body ended, e.g. on `break`.
     final class Reader {
         private let owner: Owner

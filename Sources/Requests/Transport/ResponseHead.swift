@@ -12,7 +12,9 @@ import FoundationNetworking
 public struct ResponseHead: Sendable, Hashable {
     /// The status code, e.g. `200`.
     public var statusCode: Int
-    /// The header fields, in the order received; lookups ignore case.
+    /// The header fields, in the order received where the engine keeps it (AsyncHTTPClient, the
+    /// stub); by name over `URLSession`, whose `HTTPURLResponse` keeps no order. Lookups ignore
+    /// case.
     public var headers: HTTPHeaders
     /// The URL the response is for: the request's, since a transport follows no redirect.
     public var url: URL?
