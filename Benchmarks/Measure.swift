@@ -171,11 +171,33 @@ struct Row {
     var peakMemory: Int?
 
     var ratio: Double? { pairedRatio ?? baseline.map { $0 / ours } }
+
+    /// Whether the row met its target (`≥ 5x`, `peak < 64 MiB`, `< 20 µs`); `nil` without a
+    /// target, or one this reading does not know.
+    var targetMet: Bool? {
+        let words = target.split(separator: " ")
+        func number(_ text: Substring) -> Double? {
+            Double(text.filter { $0.isNumber || $0 == "." })
+        }
+        switch words.count {
+        case 2 where words[0] == "≥" && words[1].hasSuffix("x"):
+            guard let goal = number(words[1]), let ratio else { return nil }
+            return ratio >= goal
+        case 3 where words[0] == "<" && words[2] == "µs":
+            guard let goal = number(words[1]) else { return nil }
+            return ours < goal * 1_000
+        case 4 where words[0] == "peak" && words[1] == "<" && words[3] == "MiB":
+            guard let goal = number(words[2]), let peakMemory else { return nil }
+            return Double(peakMemory) < goal * 1_048_576
+        default:
+            return nil
+        }
+    }
 }
 
 enum Table {
     static func print(_ rows: [Row]) {
-        let header = ["benchmark", "ours / op", "throughput", "peak memory", "baseline", "baseline / op", "ratio", "target"]
+        let header = ["benchmark", "ours / op", "throughput", "peak memory", "baseline", "baseline / op", "ratio", "target", "met"]
         let lines = rows.map { row -> [String] in
             [
                 "\(row.group): \(row.name)",
@@ -186,6 +208,7 @@ enum Table {
                 row.baseline.map(format(nanoseconds:)) ?? "-",
                 row.ratio.map { String(format: $0 < 10 ? "%.2fx" : "%.1fx", $0) } ?? "-",
                 row.target,
+                row.targetMet.map { $0 ? "yes" : "MISSED" } ?? "",
             ]
         }
         let widths = header.indices.map { column in
@@ -193,7 +216,7 @@ enum Table {
         }
         func render(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == 0 || index == 4 || index == 7
+                index == 0 || index >= 7 || index == 4
                     ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }.joined(separator: "  ")
@@ -201,6 +224,16 @@ enum Table {
         Swift.print(render(header))
         Swift.print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
         lines.forEach { Swift.print(render($0)) }
+        let missed = rows.filter { $0.targetMet == false }
+        let targets = rows.filter { $0.targetMet != nil }.count
+        if missed.isEmpty {
+            Swift.print("\(targets) rows have a target; all met.")
+        } else {
+            Swift.print("\(missed.count) of \(targets) rows with a target MISSED it (a loaded machine moves timings: run again on a quiet one before believing it):")
+            for row in missed {
+                Swift.print("  \(row.group): \(row.name): \(row.ratio.map { String(format: "%.2fx", $0) } ?? format(nanoseconds: row.ours)), target \(row.target)")
+            }
+        }
     }
 
     static func throughput(_ row: Row) -> String {

@@ -17,6 +17,7 @@ enum Report {
             entry["baselineNanosecondsPerOperation"] = row.baseline
             entry["ratio"] = row.ratio
             entry["target"] = row.target.isEmpty ? nil : row.target
+            entry["targetMet"] = row.targetMet
             entry["peakMemoryBytes"] = row.peakMemory
             switch row.throughput {
             case .bytes(let bytes) where bytes > 0: entry["megabytesPerSecond"] = Double(bytes) / row.ours * 1e3

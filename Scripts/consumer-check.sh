@@ -59,9 +59,8 @@ echo "consumer-check: without the trait, nothing resolved"
 
 # 2. With the trait: one request over AsyncHTTPClientTransport.
 write_consumer "$work/ahc" ', traits: ["AsyncHTTPClient"]' "RequestsAsyncHTTPClient"
+# One import: RequestsAsyncHTTPClient re-exports Requests (and Foundation with it).
 cat >"$work/ahc/Sources/Consumer/main.swift" <<'EOF'
-import Foundation
-import Requests
 import RequestsAsyncHTTPClient
 
 let session = Session(transport: AsyncHTTPClientTransport())
@@ -76,11 +75,11 @@ EOF
 write_consumer "$work/openapi" ', traits: ["OpenAPI"]' "RequestsOpenAPI" \
   ', .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"), .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0")' \
   ', .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), .product(name: "HTTPTypes", package: "swift-http-types")'
+# RequestsOpenAPI re-exports Requests; the OpenAPI types come from their own modules, as in a
+# generated client.
 cat >"$work/openapi/Sources/Consumer/main.swift" <<'EOF'
-import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import Requests
 import RequestsOpenAPI
 
 let transport = SessionClientTransport(Session())

@@ -75,7 +75,7 @@ extension HTTPResponse {
     init(_ stream: ResponseStream) throws {
         func refuse(_ detail: String) -> RequestError {
             stream.cancel()
-            return RequestError(.transportFailed, response: stream.head, detail: detail)
+            return RequestError(.transportFailed, response: stream.response, detail: detail)
         }
         let status = stream.statusCode
         guard (0...999).contains(status) else {
@@ -95,7 +95,7 @@ extension HTTPResponse {
             }
             fields.append(HTTPField(name: name, value: value))
         }
-        self.init(status: Status(code: status, reasonPhrase: stream.head.head.reasonPhrase), headerFields: fields)
+        self.init(status: Status(code: status, reasonPhrase: stream.response.head.reasonPhrase), headerFields: fields)
     }
 }
 

@@ -106,13 +106,13 @@ enum Req {
         if options.stream || toOutput {
             let stream = try await session.stream(request)
             try await log?.finish()
-            if parts.contains("h") { try output.write(printer.responseHead(stream.head.head)) }
+            if parts.contains("h") { try output.write(printer.responseHead(stream.response.head)) }
             // A download to the output is the body byte for byte, whatever the output is.
             let raw = toOutput
             for try await chunk in stream.body where parts.contains("b") || toOutput {
                 try output.write(!raw && output.isTerminal && Printer.isBinary(chunk) ? Data(Printer.binaryNote.utf8) : chunk)
             }
-            return stream.head
+            return stream.response
         }
         let response = try await session.request(request)
         try await log?.finish()

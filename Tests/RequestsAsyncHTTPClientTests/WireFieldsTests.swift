@@ -1,6 +1,7 @@
 #if AsyncHTTPClient
 import Foundation
 import LoopbackFixture
+import RequestsAsyncHTTPClient
 import Testing
 import TransportContract
 
@@ -21,6 +22,22 @@ import TransportContract
         }
         for run in runs {
             #expect(run == WireFields.inCallersOrder)
+        }
+    }
+
+    /// The response's fields arrive in the server's order, repeats apart (`ResponseHead`'s
+    /// promise; only `HTTPURLResponse` keeps no order).
+    @Test func theServersFieldsArriveInTheServersOrder() async throws {
+        try await withTransport { transport in
+            var fields = HTTPHeaders()
+            for (name, value) in [("X-Zebra", "1"), ("X-Apple", "2"), ("X-Zebra", "3"), ("X-Mango", "4")] {
+                fields.append(name: name, value: value)
+            }
+            let origin = LoopbackOrigin(transport: transport, server: try server().baseURL)
+            let url = try await origin.script([ScriptedAnswer(headers: fields, body: "ok")])
+            let response = try await Session(transport: transport).request(url)
+            let received = response.headers.filter { $0.name.hasPrefix("X-") }.map { "\($0.name): \($0.value)" }
+            #expect(received == ["X-Zebra: 1", "X-Apple: 2", "X-Zebra: 3", "X-Mango: 4"])
         }
     }
 }

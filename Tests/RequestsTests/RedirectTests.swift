@@ -160,7 +160,7 @@ import Testing
     @Test func aStreamFollowsRedirectsAndRecordsThem() async throws {
         let stream = try await Session(cookies: .none).stream(try server().url("/redirect/2"))
         #expect(stream.statusCode == 200)
-        #expect(stream.head.redirects.map(\.path) == ["/redirect/2", "/redirect/1"])
+        #expect(stream.response.redirects.map(\.path) == ["/redirect/2", "/redirect/1"])
         let echo = try JSONDecoder().decode(Echo.self, from: try await stream.body.collect())
         #expect(echo.path == "/redirect/0")
     }

@@ -213,7 +213,7 @@ private func key(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix
         let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10))
         let stream = try await session.stream(try server().url("/flaky/\(key)/1"), interceptors: [policy])
         #expect(stream.statusCode == 200)
-        #expect(stream.head.failedAttempts.count == 1)
+        #expect(stream.response.failedAttempts.count == 1)
         let body = try await stream.body.collect()
         #expect(String(decoding: body, as: UTF8.self).contains("\"method\": \"GET\""))
     }

@@ -206,7 +206,7 @@ extension Session {
         let range = ContentRange(contentRange)
         if resumed, range?.start != offset {
             stream.cancel()
-            throw RequestError(.streamFailed, response: stream.head,
+            throw RequestError(.streamFailed, response: stream.response,
                                detail: "asked for the bytes from \(offset) on, got Content-Range \(contentRange ?? "none")")
         }
         let start: Int64 = resumed ? offset : 0
@@ -233,7 +233,7 @@ extension Session {
                 progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
             }
             if let total, received != total {
-                throw RequestError(.streamFailed, response: stream.head, detail: "the body ended after \(received) of \(total) bytes")
+                throw RequestError(.streamFailed, response: stream.response, detail: "the body ended after \(received) of \(total) bytes")
             }
             try writer.finish()
             try file.moveIntoPlace(request: request)
@@ -242,7 +242,7 @@ extension Session {
             file.failed()
             throw error
         }
-        return stream.head.withFileURL(file.destination)
+        return stream.response.withFileURL(file.destination)
     }
 }
 

@@ -84,6 +84,6 @@ extension Session {
         var head = try await send(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, mode: .stream)
         let body = head.body ?? ResponseBody(head.data)
         head.body = nil
-        return ResponseStream(head: head.with(data: Data()), body: body)
+        return ResponseStream(response: head.with(data: Data()), body: body)
     }
 }

@@ -17,33 +17,34 @@ import FoundationNetworking
 /// Read ``body`` once, as chunks, ``ResponseBody/lines`` or ``ResponseBody/events``; or
 /// ``collect(upTo:)`` it into a ``Response``. Dropping an unread stream cancels the transfer.
 public struct ResponseStream: Sendable {
-    /// The response head: status, headers, the request as sent and the redirects; its
-    /// ``Response/data`` is empty.
-    public let head: Response
+    /// The response as far as it came: status, headers, the request as sent and the redirects;
+    /// its ``Response/data`` is empty (the body is ``body``). Its ``Response/head`` is the
+    /// ``ResponseHead`` alone.
+    public let response: Response
     /// The body, as it arrives.
     public let body: ResponseBody
 
     /// Creates a stream; transports and tests use this.
     ///
     /// - Parameters:
-    ///   - head: The response head, with an empty body.
+    ///   - response: The response, with an empty body.
     ///   - body: The body.
-    public init(head: Response, body: ResponseBody) {
-        self.head = head
+    public init(response: Response, body: ResponseBody) {
+        self.response = response
         self.body = body
     }
 
     /// The HTTP status code, e.g. `200`.
-    public var statusCode: Int { head.statusCode }
+    public var statusCode: Int { response.statusCode }
     /// The response headers; lookups ignore case.
-    public var headers: HTTPHeaders { head.headers }
+    public var headers: HTTPHeaders { response.headers }
     /// The media type from `Content-Type`, lowercased and without parameters.
-    public var mimeType: String? { head.mimeType }
+    public var mimeType: String? { response.mimeType }
     /// The final URL, after redirects.
-    public var url: URL? { head.url }
+    public var url: URL? { response.url }
     /// The length `Content-Length` announces, when it does.
     public var expectedLength: Int64? {
-        head.headers.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        response.headers.value(for: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Returns the stream when its status code and content type are acceptable, before any of the
@@ -65,10 +66,10 @@ public struct ResponseStream: Sendable {
     ) async throws -> ResponseStream {
         if statusCodes.contains(statusCode) {
             guard let contentTypes else { return self }
-            if let contentType = head.contentType, contentTypes.contains(where: contentType.matches) {
+            if let contentType = response.contentType, contentTypes.contains(where: contentType.matches) {
                 return self
             }
-            if head.contentType == nil, expectedLength == 0 { return self }
+            if response.contentType == nil, expectedLength == 0 { return self }
         }
         let preview = await withBodyPrefix(64 << 10)
         try preview.validate(statusCodes: statusCodes, contentTypes: contentTypes)
@@ -86,9 +87,9 @@ public struct ResponseStream: Sendable {
         do {
             data = try await body.collect(upTo: limit)
         } catch let error as RequestError where error.code == .bodyTooLarge {
-            throw RequestError(.bodyTooLarge, request: head.request, detail: error.detail)
+            throw RequestError(.bodyTooLarge, request: response.request, detail: error.detail)
         }
-        return head.with(data: data)
+        return response.with(data: data)
     }
 
     /// Cancels the transfer.
@@ -104,7 +105,7 @@ public struct ResponseStream: Sendable {
             data.append(chunk.prefix(limit - data.count))
         }
         body.cancel()
-        return head.with(data: data)
+        return response.with(data: data)
     }
 }
 

@@ -15,14 +15,14 @@ extension CacheConformance {
             try expectAnswer(try await f.send(url), cache: .miss, body: "second", "after a stream left midway")
             let abandoned = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60"], body: big), f.answer(body: "unexpected")])
             let whole = try await f.session.stream(abandoned)
-            try expect(whole.head.cacheStatus == .miss, "the stream's head says miss")
+            try expect(whole.response.cacheStatus == .miss, "the stream's head says miss")
             let data = try await whole.body.collect()
             try expect(data.count == big.utf8.count, "the stream delivered \(data.count) bytes of \(big.utf8.count)")
             let hit = try await f.send(abandoned)
             try expectAnswer(hit, cache: .hit, "after a stream read whole")
             try expect(hit.data == Data(big.utf8), "the stored body is the streamed one, byte for byte")
             let streamedHit = try await f.session.stream(abandoned)
-            try expect(streamedHit.head.cacheStatus == .hit, "a stream answered from the cache")
+            try expect(streamedHit.response.cacheStatus == .hit, "a stream answered from the cache")
             try expect(try await streamedHit.body.collect() == Data(big.utf8), "a stored body streams back whole")
         },
         Case("200 concurrent identical GETs: 200 correct answers, one network request") { c in

@@ -97,7 +97,7 @@ import Testing
         #expect(again.cacheStatus == .miss)
         #expect(again.data == Self.body(item: 2, version: 2, length: (1 << 20) + 100))
         let stream = try await session.stream(url(2))
-        #expect(stream.head.cacheStatus == .hit)
+        #expect(stream.response.cacheStatus == .hit)
         #expect(try await stream.body.collect() == Self.body(item: 2, version: 2, length: (1 << 20) + 100))
     }
 
