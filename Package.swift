@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "RequestsOpenAPITests",
             dependencies: [
-                "RequestsOpenAPI", "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling",
+                "RequestsOpenAPI", "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling", "TransportContract",
                 .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
             ] + withOpenAPI,
             exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md"]

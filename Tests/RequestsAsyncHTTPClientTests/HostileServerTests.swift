@@ -33,15 +33,20 @@ import TransportContract
 
     /// 100,000 headers: NIO's parser refuses the head once it passes its limits (80 KiB of
     /// headers), so the call fails at once instead of keeping a core busy, and the next request
-    /// goes through at once.
+    /// goes through at once. (A try that timed out while the test process itself was a second or
+    /// more late is made again: the refusal reached the call after its deadline.)
     @Test func aHundredThousandHeadersFailFastAndTheNextRequestSucceeds() async throws {
         let hostile = try hostileServer()
-        let outcome = try await withTransport { transport in
-            try await HostileServerMatrix(transport: transport, server: hostile.baseURL).checkHeaderFlood()
+        let (outcome, error) = try await retryingWhenLate { beside in
+            let outcome = try await withTransport { transport in
+                try await HostileServerMatrix(transport: transport, server: hostile.baseURL).checkHeaderFlood()
+            }
+            guard let error = outcome.error as? RequestError, error.code == .transportFailed else {
+                throw FixtureError("the flood ended \(outcome.text), not refused (the runtime was \(await beside.value) late)")
+            }
+            return (outcome, error)
         }
         print(outcome.row)
-        let error = try #require(outcome.error as? RequestError, "\(outcome.text)")
-        #expect(error.code == .transportFailed)
         #expect(error.transportErrorKind == .other)
     }
 }
