@@ -184,6 +184,20 @@ enum CacheRules {
         return keeping(headers) { !dropped.contains($0.name.lowercased()) }
     }
 
+    /// Whether a HEAD response's fields describe the stored response's representation (§4.3.5):
+    /// each validator the HEAD carries (`ETag`, `Last-Modified`) equals the stored one, and so
+    /// does its `Content-Length` when it has one; `nil` when the HEAD carries no validator and so
+    /// cannot tell.
+    static func describesSameRepresentation(_ stored: HTTPHeaders, head: HTTPHeaders) -> Bool? {
+        let validators = ["ETag", "Last-Modified"].filter { head.value(for: $0) != nil }
+        guard !validators.isEmpty else { return nil }
+        for name in validators + ["Content-Length"] {
+            guard let value = head.value(for: name) else { continue }
+            guard stored.value(for: name) == value else { return false }
+        }
+        return true
+    }
+
     /// A stored entry's fields updated from a 304 (§3.2, §4.3.4): each field the 304 carries
     /// replaces the stored field of that name, except `Content-Length` (the stored body's) and
     /// hop-by-hop fields. The stored `Age` and `Date` described the old response's trip: the

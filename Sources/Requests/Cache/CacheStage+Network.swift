@@ -89,6 +89,31 @@ extension CacheStage {
         return response
     }
 
+    /// A 200 to a HEAD that went to the network, for a URI whose stored GET could have answered
+    /// it (RFC 9111 §4.3.5): when the validators it carries (`ETag`, `Last-Modified`) and its
+    /// `Content-Length` match the stored response's, its fields update the stored response as a
+    /// 304's would; when they differ, the stored response describes another representation, and
+    /// goes (the RFC asks that it be treated as stale; a private cache may drop it, which is
+    /// safer). A HEAD without a validator changes nothing.
+    func freshen(_ entry: CacheEntry, fromHead headers: HTTPHeaders, request: OutgoingRequest, requestTime: Date) async {
+        let responseTime = cache.now()
+        switch CacheRules.describesSameRepresentation(entry.headers, head: headers) {
+        case nil:
+            return
+        case false?:
+            await cache.storage.removeEntries(for: HTTPCache.key(for: request.url))
+            return
+        case true?:
+            break
+        }
+        var updated = entry
+        updated.headers = CacheRules.merged(entry.headers, with: headers, arrived: responseTime)
+        updated.varyValues = CacheRules.variant(of: updated.headers, for: request.headers)
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        await cache.storage.update(updated)
+    }
+
     /// Stores a response that may be stored: a collected body at once, a stream's as the caller
     /// reads it (committed only when read whole).
     private func store(_ response: inout Response, for request: OutgoingRequest, key: String, requestTime: Date, next: Next) async {

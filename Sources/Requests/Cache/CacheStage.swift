@@ -77,9 +77,14 @@ struct CacheStage: Interceptor {
                 return gatewayTimeout(for: request, start: start)
             }
             if request.method == .head {
-                // A HEAD that the stored GET cannot answer goes on as it is; nothing is stored.
+                // A HEAD that the stored GET cannot answer goes on as it is; nothing is stored,
+                // but its 200 freshens the stored GET or retires it (§4.3.5).
+                let requestTime = cache.now()
                 var response = try await next(request)
                 response.cacheStatus = .miss
+                if response.statusCode == 200, let entry = stored {
+                    await freshen(entry, fromHead: response.headers, request: request, requestTime: requestTime)
+                }
                 return response
             }
             // A request whose response no one else may use goes alone: a reload, a no-store.

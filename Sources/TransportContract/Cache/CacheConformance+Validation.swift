@@ -140,6 +140,32 @@ extension CacheConformance {
             try expect(head.headers.value(for: "X-Kind") == "get", "the stored GET's fields answer the HEAD")
             try expectReceived(try await f.received(url), 1, "HEAD from the stored GET")
         },
+        Case("§4.3.5 a HEAD's 200 freshens the stored GET it matches, and retires one it does not") { c in
+            let f = try c.fixture()
+            let url = try await f.origin.script([
+                f.answer(200, ["Cache-Control": "max-age=1", "ETag": "\"v1\""], body: "one"),
+                f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"v1\"", "X-Seen": "head", "Content-Length": "3"]),
+            ])
+            _ = try await f.send(url)
+            f.clock.advance(2)
+            try expectAnswer(try await f.send(url, method: .head), cache: .miss, body: "", "HEAD of a stale GET")
+            let freshened = try await f.send(url)
+            try expectAnswer(freshened, cache: .hit, body: "one", "the GET the HEAD freshened")
+            try expect(freshened.headers.value(for: "X-Seen") == "head", "the HEAD's fields update the stored GET")
+            try expectReceived(try await f.received(url), 2, "GET, HEAD")
+            let other = try await f.origin.script([
+                f.answer(200, ["Cache-Control": "max-age=1", "ETag": "\"v1\""], body: "one"),
+                f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"v2\"", "Content-Length": "3"]),
+                f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"v2\""], body: "two"),
+            ])
+            _ = try await f.send(other)
+            f.clock.advance(2)
+            _ = try await f.send(other, method: .head)
+            try expectAnswer(try await f.send(other), cache: .miss, body: "two", "the GET after a HEAD with another ETag")
+            let last = try await f.received(other).last
+            try expect(last?.headers.value(for: "If-None-Match") == nil,
+                       "the stored GET the HEAD retired was validated instead of dropped: \(last?.headers.value(for: "If-None-Match") ?? "")")
+        },
         Case("a caller's own conditional request goes to the origin, and its 304 comes back") { c in
             let f = try c.fixture()
             let url = try await f.origin.script([f.answer(200, ["Cache-Control": "max-age=60", "ETag": "\"a\""], body: "one"), f.answer(304, ["ETag": "\"a\""])])
