@@ -69,6 +69,17 @@ public final class RecordingTransport: Transport {
         HAR(entries: log.withLock { $0.entries }.sorted { $0.key < $1.key }.map(\.value))
     }
 
+    /// Forgets the exchanges recorded so far; ``har`` then holds those that finish from now on
+    /// (a long recording written in parts with ``write(to:)``, or a load test that should not keep
+    /// every body for the whole run).
+    public func removeAllEntries() {
+        let dropped = log.withLock { log -> [Int: HAR.Entry] in
+            defer { log.entries = [:] }
+            return log.entries
+        }
+        releaseUnlocked(dropped)
+    }
+
     /// Writes ``har`` to a file.
     ///
     /// - Parameter url: The `.har` file, replaced when it exists.

@@ -12,7 +12,9 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     /// The requests this route answers.
     public let matcher: RequestMatcher
     private let responses: [StubResponse]
-    private let answered = Guarded<[RecordedRequest]>([])
+    /// Invariant: `position` counts every request answered since the route was made (it picks
+    /// the answer); `requests` holds those since ``StubTransport/removeAllRequests()``.
+    private let answered = Guarded<(position: Int, requests: [RecordedRequest])>((0, []))
 
     init(matcher: RequestMatcher, responses: [StubResponse]) {
         self.matcher = matcher
@@ -20,10 +22,10 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     }
 
     /// How many requests this route has matched (a call cancelled during a stubbed delay counts).
-    public var hits: Int { answered.withLock { $0.count } }
+    public var hits: Int { answered.withLock { $0.requests.count } }
 
     /// The requests this route has matched, in the order they came.
-    public var requests: [RecordedRequest] { answered.withLock { $0 } }
+    public var requests: [RecordedRequest] { answered.withLock { $0.requests } }
 
     /// Whether the route was hit exactly `count` times; otherwise an error that says how often
     /// it was hit and by what, for `try` in a test.
@@ -40,9 +42,19 @@ public final class StubRoute: Sendable, CustomStringConvertible {
     /// Records `request` and gives the answer for it.
     func answer(_ request: RecordedRequest) -> StubResponse {
         answered.withLock { answered in
-            answered.append(request)
-            return responses[min(answered.count, responses.count) - 1]
+            answered.requests.append(request)
+            answered.position += 1
+            return responses[min(answered.position, responses.count) - 1]
         }
+    }
+
+    /// Forgets the requests answered so far; the route keeps its place in its answers.
+    func removeAllRequests() {
+        let dropped = answered.withLock { answered -> [RecordedRequest] in
+            defer { answered.requests = [] }
+            return answered.requests
+        }
+        releaseUnlocked(dropped)
     }
 
     /// The route as its matcher reads, with its hit count.

@@ -98,6 +98,21 @@ public final class StubTransport: Transport {
         routes.withLock { $0.removeAll() }
     }
 
+    /// Forgets the requests received so far, here and in every route (whose ``StubRoute/hits``
+    /// count from none again; each route keeps its place in its sequence of answers): for a test
+    /// that checks them in rounds, or a load test that should not keep every request, its body
+    /// included, for the whole run.
+    public func removeAllRequests() {
+        let dropped = received.withLock { received -> [RecordedRequest] in
+            defer { received = [] }
+            return received
+        }
+        releaseUnlocked(dropped)
+        for route in routes.withLock({ $0 }) {
+            route.removeAllRequests()
+        }
+    }
+
     /// Every request received, in the order they came, matched or not.
     public var requests: [RecordedRequest] { received.withLock { $0 } }
 

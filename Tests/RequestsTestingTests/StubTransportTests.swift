@@ -38,6 +38,22 @@ import Testing
         #expect(byBody.requests.first?.bodyText.contains("\"Ada\"") == true)
     }
 
+    /// A load test can let go of what the stub and a recorder keep; a route keeps its place in
+    /// its answers.
+    @Test func requestsAndRecordingsCanBeForgotten() async throws {
+        let stub = StubTransport()
+        let route = stub.on(.get, "/a", respond: .status(503), .text("ok"))
+        let recorder = RecordingTransport(wrapping: stub)
+        let session = Session(transport: recorder)
+        #expect(try await session.request("https://example.com/a").statusCode == 503)
+        #expect(stub.requests.count == 1 && route.hits == 1 && recorder.har.log.entries.count == 1)
+        stub.removeAllRequests()
+        recorder.removeAllEntries()
+        #expect(stub.requests.isEmpty && route.hits == 0 && route.requests.isEmpty && recorder.har.log.entries.isEmpty)
+        #expect(try await session.request("https://example.com/a").text == "ok", "the route went on to its second answer")
+        #expect(stub.requests.count == 1 && route.hits == 1 && recorder.har.log.entries.count == 1)
+    }
+
     @Test func theRouteAddedLastWins() async throws {
         let stub = StubTransport()
         let general = stub.on(respond: .status(404))

@@ -14,6 +14,12 @@ struct StressRun {
         var stallLimit: Duration
         var transports: [String]
         var cancelRate: Double
+        /// Whether random cancellation applies over `URLSessionTransport` too: off by default,
+        /// since FoundationNetworking then crashes on its own (Documentation/Timeouts.md, "Known
+        /// limits"); on to reproduce that.
+        var cancelsOverURLSession = false
+        /// The operations to draw from; every one unless given (`--only query,json`).
+        var operationKinds: [Operation] = Operation.allCases
         var maxDescriptorGrowth: Int?
         var maxMemoryGrowth: Int?
     }
@@ -33,7 +39,8 @@ struct StressRun {
     /// Runs the operations; `true` when every check held.
     func run() async throws -> Bool {
         print("Stress: seed \(settings.seed), \(settings.operations) operations, \(settings.inFlight) in flight, "
-              + "transports \(settings.transports.joined(separator: ",")), cancel rate \(settings.cancelRate)")
+              + "transports \(settings.transports.joined(separator: ",")), cancel rate \(settings.cancelRate)"
+              + (settings.cancelsOverURLSession ? " (URLSession too)" : " (not over URLSession)"))
         let loopback = try LoopbackServer.shared.get()
         let hostile = try LoopbackServer.hostile.get()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("requests-stress-\(getpid())")
@@ -56,11 +63,14 @@ struct StressRun {
                 let id = launched
                 launched += 1
                 let seed = random.next()
-                let cancelAfter: Duration? = Double(random.next() % 10_000) / 10_000 < settings.cancelRate
+                var cancelAfter: Duration? = Double(random.next() % 10_000) / 10_000 < settings.cancelRate
                     ? .microseconds(Int(random.next() % 60_000)) : nil
                 var pick = SplitMix64(seed: seed)
-                let operation = Operation.allCases[pick.next(upTo: Operation.allCases.count)]
+                let operation = settings.operationKinds[pick.next(upTo: settings.operationKinds.count)]
                 let target = targets[pick.next(upTo: targets.count)]
+                if target.name.hasPrefix("urlsession"), !settings.cancelsOverURLSession {
+                    cancelAfter = nil
+                }
                 watch.started(id, HangWatch.Running(operation: operation, target: target.name, seed: seed, start: .now))
                 group.addTask {
                     let outcome = await Self.perform(operation, on: target, seed: pick, cancelAfter: cancelAfter)
@@ -72,6 +82,11 @@ struct StressRun {
             var finished = 0
             for await _ in group {
                 finished += 1
+                // What the stub and the recorder keep by design goes now and then (and before
+                // each measure), so that memory growth is the library's.
+                if finished % 250 == 0 || finished == warmUp {
+                    for target in targets { target.dropRecords() }
+                }
                 if finished == warmUp { afterWarmUp = Resources.now() }
                 if finished % 1000 == 0 {
                     print("Stress: \(finished) finished after \(ContinuousClock.now - started); \(Resources.now())")
@@ -81,6 +96,7 @@ struct StressRun {
         }
         // What transfers left behind winds down: connections close, spill files go.
         try? await Task.sleep(for: .seconds(2))
+        for target in targets { target.dropRecords() }
         let end = Resources.now()
         print("Stress: \(watch.finishedCount) operations ended in \(ContinuousClock.now - started)")
         print(tally.summary)

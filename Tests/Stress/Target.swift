@@ -27,11 +27,15 @@ final class Target: Sendable {
     let stubBase: String
     let cacheURL: String
     let scratch: URL
+    /// What the test transports keep by design (every request a stub received, every exchange a
+    /// recorder logged), dropped now and then so that the run's memory shows leaks only.
+    private let records: [any Sendable]
     private let counter = Counter()
 
-    init(name: String, transport: any Transport, base: String, hostile: String, scratch: URL) {
+    init(name: String, transport: any Transport, base: String, hostile: String, scratch: URL, records: [any Sendable] = []) {
         self.name = name
         self.transport = transport
+        self.records = records
         self.base = base
         self.hostile = hostile
         self.stubBase = base
@@ -44,6 +48,14 @@ final class Target: Sendable {
         cachedSession = Session(transport: transport, idleTimeout: .seconds(10), cache: HTTPCache())
         throttledSession = Session(transport: transport, idleTimeout: .seconds(10),
                                    interceptors: [Throttle(maxConcurrent: 3)])
+    }
+
+    /// Drops what the stub and the recorder keep of the exchanges so far.
+    func dropRecords() {
+        for record in records {
+            (record as? StubTransport)?.removeAllRequests()
+            (record as? RecordingTransport)?.removeAllEntries()
+        }
     }
 
     /// A name no other operation of this run uses (for the server's per-key state).
@@ -70,13 +82,16 @@ final class Target: Sendable {
             let recording = name.hasSuffix("+recording")
             let engine = recording ? String(name.dropLast("+recording".count)) : name
             var transport: any Transport
+            var records: [any Sendable] = []
             var base = loopback.absoluteString
             var hostileBase = hostile.absoluteString
             switch engine {
             case "urlsession":
                 transport = URLSessionTransport()
             case "stub":
-                transport = StubEngine.make()
+                let stub = StubEngine.make()
+                transport = stub
+                records.append(stub)
                 base = "http://stub.invalid"
                 hostileBase = base
             #if AsyncHTTPClient
@@ -87,10 +102,12 @@ final class Target: Sendable {
                 throw StressError("unknown transport \(engine)")
             }
             if recording {
-                transport = RecordingTransport(wrapping: transport)
+                let recorder = RecordingTransport(wrapping: transport)
+                transport = recorder
+                records.append(recorder)
             }
             return Target(name: name.replacingOccurrences(of: "+", with: "-"), transport: transport,
-                          base: base, hostile: hostileBase, scratch: scratch)
+                          base: base, hostile: hostileBase, scratch: scratch, records: records)
         }
     }
 }

@@ -7,7 +7,11 @@ import Requests
 //   Stress regressions                      the deterministic reproductions of hangs found so far
 //   Stress run [--operations 5000] [--in-flight 48] [--seed N] [--stall-limit 60]
 //              [--transports stub,urlsession,stub+recording,urlsession+recording]
-//              [--cancel-rate 0.25] [--max-descriptor-growth 4] [--max-memory-growth-mib 0]
+//              [--cancel-rate 0.25] [--cancel-over-urlsession] [--max-descriptor-growth 4]
+//              [--max-memory-growth-mib 0]
+//
+// Random cancellation applies to every transport but URLSession's unless --cancel-over-urlsession
+// is given: FoundationNetworking then crashes in its own code (Documentation/Timeouts.md).
 //
 // A run prints its seed first; the same seed and settings make the same operations in the same
 // order (their interleaving is the machine's). Exit status: 0 when every operation ended and the
@@ -21,7 +25,7 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-switch arguments.first {
+switch arguments.contains("--help") || arguments.contains("-h") ? "--help" : arguments.first {
 case "regressions":
     var failed = 0
     for (name, run) in Regressions.all {
@@ -41,6 +45,8 @@ case "run":
         stallLimit: .seconds(option("stall-limit").flatMap(Int.init) ?? 60),
         transports: (option("transports") ?? StressRun.defaultTransports).split(separator: ",").map(String.init),
         cancelRate: option("cancel-rate").flatMap(Double.init) ?? 0.25,
+        cancelsOverURLSession: arguments.contains("--cancel-over-urlsession"),
+        operationKinds: option("only").map { $0.split(separator: ",").compactMap { Operation(rawValue: String($0)) } } ?? Operation.allCases,
         maxDescriptorGrowth: option("max-descriptor-growth").flatMap(Int.init),
         maxMemoryGrowth: option("max-memory-growth-mib").flatMap(Double.init).map { Int($0 * 1_048_576) }
     )
@@ -52,6 +58,11 @@ case "run":
         exit(1)
     }
 default:
-    print("usage: Stress regressions | Stress run [--operations N] [--in-flight N] [--seed N] [--transports a,b] [--stall-limit s] [--cancel-rate r]")
-    exit(64)
+    print("""
+    usage: Stress regressions
+           Stress run [--operations N] [--in-flight N] [--seed N] [--transports a,b] [--stall-limit s]
+                      [--cancel-rate r] [--cancel-over-urlsession] [--only op,op] [--max-descriptor-growth n]
+                      [--max-memory-growth-mib m]
+    """)
+    exit(arguments.first == "--help" || arguments.first == "-h" ? 0 : 64)
 }
