@@ -18,6 +18,15 @@ import Testing
         #expect(text.components(separatedBy: "is not a URL").count == 2, "\(text)")
     }
 
+    /// `localhost:8080/get` is a URL whose scheme is "localhost": the refusal says what to write.
+    @Test func aHostAndPortWithoutASchemeAreNotTakenForAScheme() async throws {
+        let error = try await #require(throws: RequestError.self) {
+            try await Session(transport: StubTransport()).request("localhost:8080/get")
+        }
+        #expect(error.code == .invalidURL)
+        #expect(error.description.contains("write \"http://localhost:8080/get\""), "\(error)")
+    }
+
     @Test func textThatIsNoURLAtAllIsNamedWithoutAHint() async throws {
         let error = try await #require(throws: RequestError.self) {
             try await Session(transport: StubTransport()).request("http://exa mple.com/")

@@ -23,7 +23,14 @@ extension InterceptorChain {
         let scheme = target.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else {
             let named = scheme.isEmpty ? "no scheme" : "the scheme \"\(scheme)\""
-            throw RequestError(.invalidURL, request: request, detail: "only http and https URLs are sent, and this one has \(named)")
+            var detail = "only http and https URLs are sent, and this one has \(named)"
+            // `localhost:8080/items` parses, with "localhost" as its scheme and a port as its path.
+            let text = request.url.absoluteString
+            let rest = text.dropFirst(scheme.count + 1)
+            if target.host.isEmpty, !rest.hasPrefix("/"), rest.first?.isNumber == true {
+                detail += "; a host and port without a scheme? write \"http://\(text)\""
+            }
+            throw RequestError(.invalidURL, request: request, detail: detail)
         }
         guard !target.host.isEmpty else {
             throw RequestError(.invalidURL, request: request, detail: "the URL has no host")
