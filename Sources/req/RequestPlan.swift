@@ -204,9 +204,13 @@ struct RequestPlan {
             text = "localhost" + text
         }
         let lowered = text.lowercased()
-        if let separator = lowered.range(of: "://") {
-            // A scheme is given: http and https only (httpie's rule), never `http://ftp://…`.
-            let scheme = lowered[..<separator.lowerBound]
+        // A scheme is given when the text starts with one (letters, digits, `+`, `-`, `.`)
+        // followed by `://`; a `://` later on (in a query, say) is not one.
+        if let separator = lowered.range(of: "://"),
+           case let scheme = lowered[..<separator.lowerBound],
+           let first = scheme.first, first.isLetter,
+           scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
+            // http and https only (httpie's rule), never `http://ftp://…`.
             guard scheme == "http" || scheme == "https" else {
                 throw UsageError("\"\(text)\": only http and https URLs are sent, not \(scheme)")
             }

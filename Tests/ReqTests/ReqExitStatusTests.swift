@@ -37,6 +37,13 @@ import Testing
         #expect(!run.stderr.contains("http://\(scheme)"), "\(run.stderr)")
     }
 
+    /// A `://` after the host (in a query) is no scheme: the URL gets `http://` as any other.
+    @Test func aSchemeLaterInTheURLIsNotTheURLsScheme() async throws {
+        let run = try await req(["--offline", "example.com/a?next=ftp://x"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.output.contains("GET /a?next=ftp://x HTTP/1.1"), "\(run.output)")
+    }
+
     @Test func checkStatusWarnsOnStandardErrorWhenPiped() async throws {
         let run = try await req(["--check-status", try url("/status/418")])
         #expect(run.status == 4)
