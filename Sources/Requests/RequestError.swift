@@ -146,7 +146,7 @@ public struct RequestError: Error, CustomStringConvertible, LocalizedError {
             text += "; " + FailedAttempt.summary(failedAttempts)
         }
         if let data = response?.data, !data.isEmpty, code != .transportFailed {
-            text += "; body: \"\(Self.oneLine(Self.preview(of: data, limit: Self.descriptionPreviewLimit)))\""
+            text += "; body: " + HTTPToken.quoted(Self.preview(of: data, limit: Self.descriptionPreviewLimit))
         }
         return text
     }
@@ -154,26 +154,6 @@ public struct RequestError: Error, CustomStringConvertible, LocalizedError {
     /// How many bytes of the body ``description`` quotes: a log line's worth (``bodyPreview``
     /// keeps more).
     static let descriptionPreviewLimit = 200
-
-    /// `text` on one line: line breaks, tabs and other control characters written as escapes.
-    static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var line = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            default:
-                if scalar.properties.generalCategory == .control {
-                    line += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    line.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return line
-    }
 
     static func preview(of data: Data, limit: Int = bodyPreviewLimit) -> String {
         guard data.count > limit else {

@@ -67,7 +67,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 // MARK: - HTTPToken
 
 /// Character rules shared by methods and header fields.
-enum HTTPToken {
+package enum HTTPToken {
     /// `tchar` from RFC 9110, section 5.6.2: visible ASCII except separators.
     static func isValid(_ token: String) -> Bool {
         !token.isEmpty && token.utf8.allSatisfy(isTokenByte)
@@ -87,13 +87,15 @@ enum HTTPToken {
         }
     }
 
-    /// Shows a token with its control characters made visible, for error messages.
-    static func quoted(_ text: String) -> String {
+    /// Shows text in quotes, on one line, with its control characters and quotes made visible:
+    /// for error messages (a token, a header, a `Location`, a body's first bytes).
+    package static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\r": result += "\\r"
             case "\n": result += "\\n"
+            case "\t": result += "\\t"
             case "\0": result += "\\0"
             case "\"": result += "\\\""
             default:

@@ -64,7 +64,7 @@ struct RedirectFollower: Interceptor {
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = target.host, !host.isEmpty else {
             throw RequestError(.redirectRefused, response: response,
-                               detail: "Location \(Self.quoted(location)) is not an http(s) URL")
+                               detail: "Location \(HTTPToken.quoted(location)) is not an http(s) URL")
         }
         if base.scheme?.lowercased() == "https", scheme == "http", !policy.allowsInsecure {
             throw RequestError(.redirectRefused, response: response,
@@ -102,8 +102,4 @@ struct RedirectFollower: Interceptor {
         chain.map(\.absoluteString).joined(separator: " -> ")
     }
 
-    /// A header value for an error message, with control characters escaped.
-    private static func quoted(_ value: String) -> String {
-        "\"" + value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined() + "\""
-    }
 }
