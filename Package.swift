@@ -8,11 +8,19 @@ import PackageDescription
 // adds `SessionClientTransport`, swift-openapi's `ClientTransport` over a `Session`.
 let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
 let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
+let tracing: TargetDependencyCondition? = .when(traits: ["Tracing"])
 
 /// A product of a package used only with the `AsyncHTTPClient` trait.
 func withAsyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency {
     .product(name: product, package: package, condition: asyncHTTPClient)
 }
+
+/// swift-distributed-tracing and swift-metrics, used only with the `Tracing` trait: a `Session`
+/// then opens spans, injects the trace context and records metrics.
+let withTracing: [Target.Dependency] = [
+    .product(name: "Tracing", package: "swift-distributed-tracing", condition: tracing),
+    .product(name: "CoreMetrics", package: "swift-metrics", condition: tracing),
+]
 
 /// The swift-openapi runtime and the HTTP types it speaks, used only with the `OpenAPI` trait.
 let withOpenAPI: [Target.Dependency] = [
@@ -49,6 +57,10 @@ let package = Package(
             name: "OpenAPI",
             description: "SessionClientTransport (product RequestsOpenAPI): swift-openapi-generator's clients over a Session"
         ),
+        .trait(
+            name: "Tracing",
+            description: "Spans (swift-distributed-tracing) for every call and trip, W3C trace context in the request's fields, and HTTP client metrics (swift-metrics)"
+        ),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -62,10 +74,17 @@ let package = Package(
         // Resolved only when the OpenAPI trait is on.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Resolved only when the Tracing trait is on (AsyncHTTPClient needs tracing 1.3 or later too).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // The tracing tests' W3C `traceparent`, written and parsed as swift-otel does (Tracing trait).
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
-        .target(name: "Requests", dependencies: ["ParameterEncoding"]),
+        // With the Tracing trait, the files in Sources/Requests/Telemetry compile (each is wrapped
+        // in `#if Tracing`), and the pipeline reports to them.
+        .target(name: "Requests", dependencies: ["ParameterEncoding"] + withTracing),
         .target(name: "RequestsTesting", dependencies: ["Requests"]),
         .target(name: "TransportContract", dependencies: ["Requests", "RequestsTesting", "LoopbackFixture"]),
         // `req`, an httpie-style command line on the public Requests API.
@@ -148,6 +167,18 @@ let package = Package(
                 withAsyncHTTPClient("NIOSSL", "swift-nio-ssl"),
                 withAsyncHTTPClient("NIOHTTP1", "swift-nio"),
             ]
+        ),
+        // Spans, trace context and metrics of calls over StubTransport, URLSessionTransport and, with
+        // the AsyncHTTPClient trait, AsyncHTTPClientTransport (trait Tracing; empty without it).
+        .testTarget(
+            name: "RequestsTracingTests",
+            dependencies: [
+                "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling",
+                .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: tracing),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context", condition: tracing),
+            ] + withTracing
         ),
         // A generated client over SessionClientTransport: the loopback server's API as an OpenAPI
         // document and the client swift-openapi-generator made of it, committed in Generated/

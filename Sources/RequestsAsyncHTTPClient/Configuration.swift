@@ -90,6 +90,13 @@ extension AsyncHTTPClientTransport.Configuration {
         // inside the pool it would only show as a timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.httpVersion = httpVersion
+        #if Tracing
+        // The session opens one span per trip and writes its context into the request's fields;
+        // the engine's own span (from the head's send to its arrival, with fewer attributes)
+        // would be a second span of the same trip, so it is turned off. Without the trait the
+        // engine's span is the only one, and is left on.
+        configuration.tracing.tracer = nil
+        #endif
         // Run on each new connection before the pool hands it to a request.
         let opened: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
             connections.opened()

@@ -95,6 +95,9 @@ final class InterceptorChain: Sendable {
             progress.failureReported = false
             return progress.count
         }
+        var request = request
+        // The trip's span starts, and its context goes out in the request's fields.
+        let observer = context.observer?.tripStarted(&request, number: number)
         let start = ContinuousClock.now
         monitors?.requestWillSend(request, attempt: RequestAttempt(callID: context.id, number: number, start: start))
         let handle = TransferHandle()
@@ -114,12 +117,16 @@ final class InterceptorChain: Sendable {
             var (head, body) = try await transport.send(outgoing)
             body.request = (request.method, request.url)
             var response: Response
+            // The engine's own marks, else the moment the head reached the session.
+            var trip = handle.timings(start: start)
+            if trip.responseStart == nil { trip.responseStart = .now }
             switch mode {
             case .collect:
                 // The idle limit cuts a silent body off through the handle, too.
                 let reading = body
                 handle.onCancel { reading.cancel() }
                 response = Response(request: request, head: head, data: try await collect(body), start: start, duration: .now - start)
+                trip.responseEnd = .now
                 idle?.idle()
             case .stream:
                 idle?.idle()
@@ -133,6 +140,8 @@ final class InterceptorChain: Sendable {
                 response = Response(request: request, head: head, data: Data(), start: start, duration: .now - start)
                 response.body = body
             }
+            response.timings = context.record(trip)
+            observer?.ended(response, timings: trip)
             if let monitors, isLive {
                 monitors.requestDidReceive(response, attempt: RequestAttempt(callID: context.id, number: number, start: start, duration: response.duration))
             }
@@ -141,6 +150,9 @@ final class InterceptorChain: Sendable {
             idle?.idle()
             let cause: any Error = if let idle, let phase = idle.expired { IdleExceeded(limit: idle.limit, phase: phase) } else { error }
             let failure = Self.transportError(cause, request: request, timeout: timeout)
+            let trip = handle.timings(start: start)
+            _ = context.record(trip)
+            observer?.failed(failure, timings: trip)
             // A cancelled trip is the call's end (the caller cancelled, or the deadline passed):
             // the call reports it once, with the reason, in `finish(failing:url:method:)`.
             if let monitors, !(failure is CancellationError), markFailureReported() {
@@ -210,6 +222,7 @@ final class InterceptorChain: Sendable {
 
     /// Tells the monitors that the cache answered this call.
     func reportCacheAnswer(_ response: Response) {
+        context.observer?.answeredFromCache(response)
         guard let monitors, isLive else { return }
         let number = context.attempts.withLock { $0.count }
         monitors.requestWasAnsweredFromCache(response, attempt: RequestAttempt(callID: context.id, number: number, start: response.start, duration: response.duration))
@@ -220,7 +233,8 @@ final class InterceptorChain: Sendable {
     func detached() -> InterceptorChain {
         InterceptorChain(
             stages: [], transport: transport,
-            context: RequestContext(deadline: nil, serverOrigins: context.serverOrigins, monitors: monitors),
+            // Its trips' spans are children of this call's.
+            context: RequestContext(deadline: nil, serverOrigins: context.serverOrigins, monitors: monitors, observer: context.observer),
             monitors: monitors, timeout: nil, idleTimeout: idleTimeout, idle: nil, mode: .collect, isShutDown: isShutDown
         )
     }

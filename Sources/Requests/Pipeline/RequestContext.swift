@@ -16,19 +16,43 @@ public struct RequestContext: Sendable {
     /// through it. Does nothing when the session has none.
     public let monitor: any EventMonitor
     let attempts: Guarded<CallProgress>
+    /// The call's spans and metrics (trait `Tracing`), or `nil` when nothing listens.
+    let observer: (any CallObserver)?
 
-    init(deadline: ContinuousClock.Instant?, serverOrigins: [Origin], monitors: (any EventMonitor)?) {
+    init(deadline: ContinuousClock.Instant?, serverOrigins: [Origin], monitors: (any EventMonitor)?, observer: (any CallObserver)? = nil) {
         let attempts = Guarded(CallProgress())
         self.id = Self.nextID()
         self.deadline = deadline
         self.serverOrigins = serverOrigins
         self.monitor = monitors.map { CallMonitor(monitors: $0, attempts: attempts) } ?? NoMonitor()
         self.attempts = attempts
+        self.observer = observer
     }
 
     /// How many times this call has reached the transport so far.
     public var attemptCount: Int {
         attempts.withLock { $0.count }
+    }
+
+    /// Records that the call waited for a throttle slot: in ``Response/timings`` and the call's span.
+    func queued(for wait: Duration) {
+        attempts.withLock { progress in
+            progress.timings.queued = (progress.timings.queued ?? .zero) + wait
+        }
+        observer?.queued(for: wait)
+    }
+
+    /// Records a trip's phases; returns the call's timings so far.
+    func record(_ trip: TripTimings) -> Timings {
+        attempts.withLock { progress in
+            progress.timings.trips.append(trip)
+            return progress.timings
+        }
+    }
+
+    /// The call's timings so far.
+    var timings: Timings {
+        attempts.withLock { $0.timings }
     }
 
     /// A new, process-wide unique call number.
@@ -49,6 +73,8 @@ struct CallProgress {
     var finished = false
     /// Whether the last attempt's failure was already reported to the monitors.
     var failureReported = false
+    /// The throttle's wait and each trip's phases so far.
+    var timings = Timings()
 }
 
 // MARK: - RequestAttempt

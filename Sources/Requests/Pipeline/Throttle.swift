@@ -46,7 +46,11 @@ public struct Throttle: Interceptor {
     /// - Throws: `CancellationError` when cancelled while waiting; what the rest of the chain threw.
     public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         let host = perOrigin == nil ? nil : request.target.origin?.description ?? request.url.absoluteString
-        try await slots.acquire(host: host)
+        let asked = ContinuousClock.now
+        if try await slots.acquire(host: host) {
+            // The wait goes into the call's timings and span.
+            next.context.queued(for: .now - asked)
+        }
         defer { slots.release(host: host) }
         return try await next(request)
     }
@@ -103,7 +107,10 @@ final class SlotQueue: Sendable {
     }
 
     /// Takes a slot, waiting in line when none is free.
-    func acquire(host: String?) async throws {
+    ///
+    /// - Returns: Whether it waited.
+    @discardableResult
+    func acquire(host: String?) async throws -> Bool {
         try Task.checkCancellation()
         let (limit, hostLimit) = (self.limit, self.hostLimit)
         let id: UInt64? = state.withLock { state in
@@ -115,7 +122,7 @@ final class SlotQueue: Sendable {
             state.open.insert(state.nextID)
             return state.nextID
         }
-        guard let id else { return }
+        guard let id else { return false }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case queued, granted, cancelled }
@@ -143,6 +150,7 @@ final class SlotQueue: Sendable {
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }
+        return true
     }
 
     /// Gives a slot back and grants it to the first waiters that fit.

@@ -50,6 +50,10 @@ public struct Response: Sendable {
     /// was asked (no cache, the policy ``CachePolicy/disabled``, a method other than `GET` and
     /// `HEAD`, or the caller's own conditional request).
     public internal(set) var cacheStatus: CacheStatus?
+    /// Where the call's time went: the wait for a ``Throttle`` slot, then each trip's phases as
+    /// far as the engine tells them (``Timings``). In a response a monitor or stage sees, the
+    /// trips so far; in the call's result, all of them.
+    public internal(set) var timings = Timings()
     /// Where a download put the body; `nil` for other responses, and for a download whose status
     /// was not 2xx (its body is in ``data`` then).
     public internal(set) var fileURL: URL?

@@ -26,8 +26,10 @@ extension Session {
         let timeout = timeout ?? request.options.timeout ?? self.timeout
         let redirectPolicy = redirectPolicy ?? request.options.redirectPolicy
         if timeout != request.options.timeout { request.options.timeout = timeout }
+        let observer = Self.observer(of: request)
         let context = RequestContext(
-            deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup
+            deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup,
+            observer: observer
         )
         let stages: [any Interceptor]
         if let redirectPolicy {
@@ -66,15 +68,11 @@ extension Session {
             try Task.checkCancellation()
             url = request.url
             var response: Response
-            if let timeout {
-                // The deadline is kept exactly: the chain runs in a task of its own, abandoned
-                // (and cancelled) the moment the deadline passes.
+            if let observer {
                 let sent = request
-                response = try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
+                response = try await observer.running(sent) { try await Self.run(chain, sent, timeout: timeout) }
             } else {
-                // No deadline: the chain runs in this task and sees its cancellation directly,
-                // which saves spawning a task per request.
-                response = try await chain.run(request, from: 0)
+                response = try await Self.run(chain, request, timeout: timeout)
             }
             if mode == .stream {
                 // The body of the response the stages returned: the newest transfer's, or the
@@ -88,12 +86,38 @@ extension Session {
                     response.body = ResponseBody(response.data)
                 }
             }
+            // Every trip's phases and the throttle's wait, whichever stage made the response.
+            response.timings = context.timings
+            observer?.ended(response)
             return response
         } catch {
             let failure = InterceptorChain.transportError(error, method: method, url: url, timeout: timeout)
             chain.finish(failing: failure, url: url, method: method, options: options)
+            observer?.failed(failure)
             throw failure
         }
+    }
+
+    /// Runs a call's chain from its first stage.
+    private static func run(_ chain: InterceptorChain, _ request: consuming OutgoingRequest, timeout: Duration?) async throws -> Response {
+        if let timeout {
+            // The deadline is kept exactly: the chain runs in a task of its own, abandoned (and
+            // cancelled) the moment the deadline passes.
+            let sent = request
+            return try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
+        }
+        // No deadline: the chain runs in this task and sees its cancellation directly, which
+        // saves spawning a task per request.
+        return try await chain.run(request, from: 0)
+    }
+
+    /// The call's span and metrics, or `nil` when the `Tracing` trait is off or nothing listens.
+    static func observer(of request: OutgoingRequest) -> (any CallObserver)? {
+        #if Tracing
+        CallTrace(request)
+        #else
+        nil
+        #endif
     }
 }
 

@@ -17,12 +17,21 @@ import Foundation
 ///
 /// The session does not cancel the calling task for its timeouts (that would leave the caller's
 /// task cancelled): a transport honours the handle and task cancellation alike.
+///
+/// The handle also carries what the engine can tell of the trip's phases
+/// (``requestSent(at:)``, ``responseStarted(at:)``, ``connected(_:)``), which the session puts in
+/// ``Response/timings``, the spans and the HAR entries; an engine that tells nothing leaves
+/// them out.
 public final class TransferHandle: Sendable {
-    /// Invariant: once `cancelled` or `finished` is set, `actions` is empty and stays so.
+    /// Invariant: once `cancelled` or `finished` is set, `actions` is empty and stays so; each
+    /// phase mark is set once, by the first report.
     private struct State {
         var cancelled = false
         var finished = false
         var actions: [@Sendable () -> Void] = []
+        var connection: ConnectionTimings?
+        var requestSent: ContinuousClock.Instant?
+        var responseStart: ContinuousClock.Instant?
     }
 
     private let state = Guarded(State())
@@ -33,6 +42,44 @@ public final class TransferHandle: Sendable {
     /// Whether the transfer was cancelled.
     public var isCancelled: Bool {
         state.withLock { $0.cancelled }
+    }
+
+    // MARK: Phases
+
+    /// Reports how the trip's connection was found or made; the first report counts.
+    ///
+    /// - Parameter connection: Whether a connection was reused, and the phases that were timed.
+    public func connected(_ connection: ConnectionTimings) {
+        state.withLock { state in
+            if state.connection == nil { state.connection = connection }
+        }
+    }
+
+    /// Reports that the request's last byte, head and body, went to the network; the first
+    /// report counts.
+    ///
+    /// - Parameter instant: When; now by default.
+    public func requestSent(at instant: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            if state.requestSent == nil { state.requestSent = instant }
+        }
+    }
+
+    /// Reports that the response's first byte arrived; the first report counts. Without one,
+    /// the session takes the moment the transport returned the head.
+    ///
+    /// - Parameter instant: When; now by default.
+    public func responseStarted(at instant: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            if state.responseStart == nil { state.responseStart = instant }
+        }
+    }
+
+    /// The trip's phases as reported so far, on a trip that started at `start`.
+    func timings(start: ContinuousClock.Instant) -> TripTimings {
+        state.withLock { state in
+            TripTimings(start: start, connection: state.connection, requestSent: state.requestSent, responseStart: state.responseStart)
+        }
     }
 
     /// Registers what stops the transfer; it runs once, on cancellation, or at once when the

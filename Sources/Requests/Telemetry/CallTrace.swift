@@ -1,0 +1,139 @@
+#if Tracing
+import CoreMetrics
+import Foundation
+import Tracing
+
+// MARK: - CallTrace
+
+/// One call's span, the parent of its trips' spans, and its trips' metrics.
+///
+/// Made only when a tracer or a metrics backend listens (``Telemetry``); its fields are set once.
+/// Spans are safe to use from any task, so it holds no lock.
+final class CallTrace: CallObserver {
+    let telemetry: Telemetry
+    /// The call's span, when there is a tracer.
+    let span: (any Span)?
+    /// What the trips' spans, and calls the stages make, are children of: the call's span's
+    /// context, or the caller's when there is no tracer.
+    let context: ServiceContext
+
+    /// Starts the call's span, or returns `nil` when nothing listens.
+    ///
+    /// - Parameter request: The call's request, after its options were merged.
+    init?(_ request: OutgoingRequest) {
+        let telemetry = request.options.telemetry ?? Telemetry.bootstrapped
+        guard telemetry.isOn else { return nil }
+        self.telemetry = telemetry
+        let parent = ServiceContext.current ?? .topLevel
+        guard let tracer = telemetry.tracer else {
+            span = nil
+            context = parent
+            return
+        }
+        // Started before the modifiers run, so that their time is the call's; the request's
+        // attributes are set once they have completed it (``running(_:_:)``).
+        let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .client)
+        self.span = span
+        context = span.context
+    }
+
+    func running(_ request: OutgoingRequest, _ body: () async throws -> Response) async throws -> Response {
+        guard let span else { return try await body() }
+        span.updateAttributes { attributes in
+            HTTPAttributes.request(request, redacting: telemetry.redactedQueryItems, into: &attributes)
+        }
+        return try await ServiceContext.withValue(context) { try await body() }
+    }
+
+    func tripStarted(_ request: inout OutgoingRequest, number: Int) -> any TripObserver {
+        var tripSpan: (any Span)?
+        if let tracer = telemetry.tracer {
+            let span = tracer.startSpan(request.method.rawValue, context: context, ofKind: .client)
+            let sent = request
+            span.updateAttributes { attributes in
+                HTTPAttributes.request(sent, redacting: telemetry.redactedQueryItems, into: &attributes)
+                // Every trip after the first is a resend in the conventions' sense: a retry or a
+                // redirect hop.
+                if number > 1 {
+                    attributes.set("http.request.resend_count", value: .int64(Int64(number - 1)))
+                }
+            }
+            // The server joins the trip's span: `traceparent` and `tracestate` with a W3C tracer.
+            tracer.inject(span.context, into: &request.headers, using: HeaderInjector())
+            tripSpan = span
+        }
+        let metrics = telemetry.metrics.map { TripMetrics(request, factory: $0) }
+        return TripTrace(span: tripSpan, metrics: metrics)
+    }
+
+    func queued(for wait: Duration) {
+        span?.addEvent(SpanEvent(name: "throttle.wait", attributes: ["throttle.wait.duration": .double(wait.seconds)]))
+    }
+
+    func answeredFromCache(_ response: Response) {
+        let status = response.cacheStatus ?? .hit
+        span?.addEvent(SpanEvent(name: "cache.answer", attributes: ["cache.status": .string(status.rawValue)]))
+    }
+
+    func ended(_ response: Response) {
+        guard let span else { return }
+        span.updateAttributes { HTTPAttributes.response(response.head, into: &$0) }
+        if response.statusCode >= 400 {
+            span.setStatus(SpanStatus(code: .error))
+        }
+        span.end()
+    }
+
+    func failed(_ error: any Error) {
+        guard let span else { return }
+        span.attributes["error.type"] = HTTPAttributes.errorType(error)
+        span.recordError(error)
+        span.setStatus(SpanStatus(code: .error, message: "\(error)"))
+        span.end()
+    }
+}
+
+// MARK: - TripTrace
+
+/// One trip's span and metrics.
+struct TripTrace: TripObserver {
+    let span: (any Span)?
+    let metrics: TripMetrics?
+
+    func ended(_ response: Response, timings: TripTimings) {
+        if let span {
+            span.updateAttributes { HTTPAttributes.response(response.head, into: &$0) }
+            if response.statusCode >= 400 {
+                span.setStatus(SpanStatus(code: .error))
+            }
+            PhaseEvents.add(timings, to: span)
+            span.end()
+        }
+        // A collected body's size, or the announced one of a body still streaming.
+        let announced = response.headers["Content-Length"].flatMap(Int64.init)
+        let size = response.body == nil ? announced ?? Int64(response.data.count) : announced
+        metrics?.ended(head: response.head, errorType: nil, responseBodySize: size)
+    }
+
+    func failed(_ error: any Error, timings: TripTimings) {
+        let type = HTTPAttributes.errorType(error)
+        if let span {
+            span.attributes["error.type"] = type
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error, message: "\(error)"))
+            PhaseEvents.add(timings, to: span)
+            span.end()
+        }
+        metrics?.ended(head: nil, errorType: type, responseBodySize: nil)
+    }
+}
+
+// MARK: - HeaderInjector
+
+/// Writes trace context fields into a request's header fields, replacing any of the same name.
+struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
+        headers.update(name: key, value: value)
+    }
+}
+#endif
