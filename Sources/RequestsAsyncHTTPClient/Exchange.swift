@@ -130,7 +130,13 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
 
     // MARK: Engine callbacks
 
+    func didSendRequest(task: HTTPClient.Task<Void>) {
+        request.handle.requestSent()
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        // The head's arrival, even when it is handed over only with a small body read whole.
+        request.handle.responseStarted()
         progress.finish()
         // When the caller reads the body whole, a small body of announced length is read before
         // the head is handed over and handed over whole: the reader then takes it without a wait

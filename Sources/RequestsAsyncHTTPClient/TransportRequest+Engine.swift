@@ -53,7 +53,7 @@ extension TransportRequest {
         let (headers, declaredLength) = engineHeaders(acceptEncoding: acceptEncoding)
         outgoing.headers = headers
         let length = body.length ?? declaredLength
-        let chunks = UploadChunks(stream: body.chunks(), progress: sent, pulls: pulls)
+        let chunks = UploadChunks(stream: body.chunks(), progress: sent, pulls: pulls, handle: handle)
         outgoing.body = .stream(chunks, length: length.map { .known($0) } ?? .unknown)
         return outgoing
     }

@@ -68,15 +68,18 @@ struct UploadChunks: AsyncSequence, Sendable {
     let stream: ChunkStream
     let progress: UploadReporter
     let pulls: UploadPulls
+    /// The trip's handle, told when the body's last chunk went to the engine.
+    let handle: TransferHandle
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(stream: stream, progress: progress, pulls: pulls)
+        Iterator(stream: stream, progress: progress, pulls: pulls, handle: handle)
     }
 
     struct Iterator: AsyncIteratorProtocol {
         let stream: ChunkStream
         let progress: UploadReporter
         let pulls: UploadPulls
+        let handle: TransferHandle
 
         mutating func next() async throws -> ByteBuffer? {
             guard let chunk = try await pulls.next(of: stream) else {
@@ -85,6 +88,7 @@ struct UploadChunks: AsyncSequence, Sendable {
                 try Task.checkCancellation()
                 if pulls.isStopped { throw CancellationError() }
                 progress.finish()
+                handle.requestSent()
                 return nil
             }
             progress.add(chunk.count)

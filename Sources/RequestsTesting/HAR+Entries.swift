@@ -43,7 +43,7 @@ struct EntryDraft: Sendable {
     /// The entry of an exchange whose body ended: whole, or early with `ending` saying how.
     func finished(
         sent: Data, head: ResponseHead, received: Data, ending: (comment: String, kind: TransportError.Kind)?,
-        decoded: Bool, wait: Duration, total: Duration
+        decoded: Bool, timings: HAR.Timings, total: Duration
     ) -> HAR.Entry {
         let body = HAR.text(of: received)
         let version = head.httpVersion ?? "HTTP/1.1"
@@ -62,13 +62,9 @@ struct EntryDraft: Sendable {
             redirectURL: head.headers["Location"] ?? "",
             bodySize: wireSize
         )
-        let waited = Self.milliseconds(wait)
-        let whole = Self.milliseconds(total)
-        // Each figure is rounded to the microsecond, so `time` is their sum to within one.
-        let receive = Self.milliseconds(max(.zero, total - wait))
         return HAR.Entry(
-            startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: version), response: response,
-            cache: HAR.Cache(beforeRequest: cacheBefore), timings: HAR.Timings(wait: waited, receive: receive), comment: comment
+            startedDateTime: startedDateTime, time: Self.milliseconds(total), request: request(sent: sent, version: version),
+            response: response, cache: HAR.Cache(beforeRequest: cacheBefore), timings: timings, comment: comment
         )
     }
 
@@ -76,7 +72,7 @@ struct EntryDraft: Sendable {
     /// as it answered, its age and `ETag` as the state before the request.
     func answeredFromCache(_ response: Requests.Response) -> HAR.Entry {
         var entry = finished(sent: Data(), head: response.head, received: response.data, ending: nil, decoded: false,
-                             wait: .zero, total: response.duration)
+                             timings: HAR.Timings(wait: 0, receive: Self.milliseconds(response.duration)), total: response.duration)
         let age = response.headers["Age"].flatMap { Double($0) } ?? 0
         entry.cache.beforeRequest = HAR.CacheState(
             expires: nil, lastAccess: Self.timestamp(Date().addingTimeInterval(-age)), eTag: response.headers["ETag"] ?? ""
@@ -86,7 +82,7 @@ struct EntryDraft: Sendable {
     }
 
     /// The entry of an exchange that failed before its head, as the session saw the failure.
-    func failed(sent: Data, error: any Error, kind: TransportError.Kind, total: Duration) -> HAR.Entry {
+    func failed(sent: Data, error: any Error, kind: TransportError.Kind, timings: HAR.Timings, total: Duration) -> HAR.Entry {
         let response = HAR.Response(
             status: 0, statusText: "", httpVersion: "", headers: [],
             content: HAR.Content(size: 0, mimeType: ""), redirectURL: "", bodySize: 0,
@@ -95,7 +91,7 @@ struct EntryDraft: Sendable {
         let whole = Self.milliseconds(total)
         return HAR.Entry(
             startedDateTime: startedDateTime, time: whole, request: request(sent: sent, version: "HTTP/1.1"), response: response,
-            cache: HAR.Cache(beforeRequest: cacheBefore), timings: HAR.Timings(wait: whole, receive: 0), comment: comment
+            cache: HAR.Cache(beforeRequest: cacheBefore), timings: timings, comment: comment
         )
     }
 

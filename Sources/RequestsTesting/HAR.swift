@@ -254,25 +254,59 @@ public struct HAR: Codable, Sendable, Equatable {
     }
 
     /// How long the parts of an exchange took, in milliseconds; -1 where not known.
+    ///
+    /// A recording takes them from what the engine reported of the trip (``/Requests/TripTimings``,
+    /// the same figures as ``/Requests/Response/timings``): the connection's phases when the engine
+    /// tells them (`URLSession` on Apple platforms), and the request's sending when it tells when
+    /// the last byte went out; otherwise those are -1 and 0, and ``wait`` holds them.
     public struct Timings: Codable, Sendable, Equatable {
         /// Waiting for a connection; -1, not known here.
         public var blocked: Double = -1
-        /// The DNS lookup; -1, not known here.
+        /// The DNS lookup; -1 when no lookup was timed (or a connection was reused).
         public var dns: Double = -1
-        /// Opening the connection; -1, not known here.
+        /// Opening the connection, TLS included; -1 when not timed (or a connection was reused).
         public var connect: Double = -1
-        /// Sending the request; 0 here (included in ``wait``).
+        /// Sending the request; 0 when the engine does not tell (then ``wait`` includes it).
         public var send: Double = 0
-        /// From the start of the request to the response head.
+        /// From the request sent (or the start, when that is not known) to the response head.
         public var wait: Double
         /// From the head to the end of the body.
         public var receive: Double
-        /// The TLS handshake; -1, not known here.
+        /// The TLS handshake, a part of ``connect``; -1 when not timed.
         public var ssl: Double = -1
 
         init(wait: Double, receive: Double) {
             self.wait = wait
             self.receive = receive
+        }
+
+        /// The figures of one trip, from what its engine reported.
+        ///
+        /// - Parameters:
+        ///   - trip: The trip's phases as its handle holds them.
+        ///   - headArrived: When the recorder got the head, or `nil` for a trip that failed first.
+        ///   - end: When the body ended (or the trip failed).
+        init(_ trip: TripTimings, headArrived: ContinuousClock.Instant?, end: ContinuousClock.Instant) {
+            let ms = EntryDraft.milliseconds
+            var ready = trip.start
+            if let connection = trip.connection, !connection.isReused {
+                if let dns = connection.dns {
+                    self.dns = ms(dns)
+                    ready += dns
+                }
+                if let connect = connection.connect {
+                    self.connect = ms(connect)
+                    ready += connect
+                }
+                ssl = connection.tls.map(ms) ?? -1
+            }
+            let sent = trip.requestSent.map { max($0, ready) } ?? ready
+            send = ms(sent - ready)
+            // The engine's first byte, else the head's arrival here; for a failure, the end.
+            let first = max(sent, min(trip.responseStart ?? headArrived ?? end, end))
+            wait = ms(first - sent)
+            // Each figure is rounded to the microsecond, so `time` is their sum to within a few.
+            receive = ms(end - first)
         }
 
         /// Reads timings, taking -1 for the optional ones a file leaves out (`blocked`, `dns`,

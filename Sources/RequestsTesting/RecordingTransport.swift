@@ -134,11 +134,13 @@ public final class RecordingTransport: Transport {
         let decoded = inner.behavior.decodesContentEncoding
         do {
             let (head, body) = try await inner.send(forwarded)
-            let wait = ContinuousClock.now - clock
+            let headArrived = ContinuousClock.now
+            let handle = request.handle
             let source = RecordingSource(body: body, handle: request.handle) { [log] received, ending in
+                let end = ContinuousClock.now
                 let finished = entry.finished(
-                    sent: sent.withLock { $0 }, head: head, received: received, ending: ending,
-                    decoded: decoded, wait: wait, total: ContinuousClock.now - clock
+                    sent: sent.withLock { $0 }, head: head, received: received, ending: ending, decoded: decoded,
+                    timings: HAR.Timings(handle.timings(start: clock), headArrived: headArrived, end: end), total: end - clock
                 )
                 log.withLock { $0.entries[number] = finished }
             }
@@ -149,7 +151,9 @@ public final class RecordingTransport: Transport {
             let kind: TransportError.Kind? = request.handle.isCancelled ? .timedOut
                 : (Task.isCancelled ? nil : TransportError.kind(of: error))
             if let kind {
-                let failed = entry.failed(sent: sent.withLock { $0 }, error: error, kind: kind, total: ContinuousClock.now - clock)
+                let end = ContinuousClock.now
+                let timings = HAR.Timings(request.handle.timings(start: clock), headArrived: nil, end: end)
+                let failed = entry.failed(sent: sent.withLock { $0 }, error: error, kind: kind, timings: timings, total: end - clock)
                 log.withLock { $0.entries[number] = failed }
             }
             throw error

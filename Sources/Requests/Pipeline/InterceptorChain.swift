@@ -117,15 +117,17 @@ final class InterceptorChain: Sendable {
             var (head, body) = try await transport.send(outgoing)
             body.request = (request.method, request.url)
             var response: Response
-            // The engine's own marks, else the moment the head reached the session.
-            var trip = handle.timings(start: start)
-            if trip.responseStart == nil { trip.responseStart = .now }
+            let headArrived = ContinuousClock.now
+            var trip: TripTimings
             switch mode {
             case .collect:
                 // The idle limit cuts a silent body off through the handle, too.
                 let reading = body
                 handle.onCancel { reading.cancel() }
                 response = Response(request: request, head: head, data: try await collect(body), start: start, duration: .now - start)
+                // Read after the body: an engine may tell its phases only as the task ends
+                // (`URLSessionTaskMetrics`).
+                trip = handle.timings(start: start)
                 trip.responseEnd = .now
                 idle?.idle()
             case .stream:
@@ -139,7 +141,10 @@ final class InterceptorChain: Sendable {
                 latest.replace(with: body)
                 response = Response(request: request, head: head, data: Data(), start: start, duration: .now - start)
                 response.body = body
+                trip = handle.timings(start: start)
             }
+            // The engine's mark of the response's first byte, else the head's arrival here.
+            if trip.responseStart == nil { trip.responseStart = headArrived }
             response.timings = context.record(trip)
             observer?.ended(response, timings: trip)
             if let monitors, isLive {

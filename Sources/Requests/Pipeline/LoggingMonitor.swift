@@ -15,7 +15,7 @@ import FoundationNetworking
 ///
 /// ```text
 /// curl -X POST -H 'Authorization: Bearer <redacted>' -H 'Content-Type: application/json' --data-binary '{"a":1}' 'https://api.example.com/items'
-/// < 201 POST https://api.example.com/items: 18 bytes in 42.1 ms
+/// < 201 POST https://api.example.com/items: 18 bytes in 42.1 ms [connect 5.2 ms, server 30.1 ms]
 /// < 200 GET https://api.example.com/export.csv: head in 12.0 ms, body streamed (1048576 bytes announced)
 /// ~ GET https://api.example.com/items: retry in 250.0 ms after status 503 (attempt 1)
 /// ! GET https://api.example.com/items failed after 3.02 s (attempt 3): Transport failed …
@@ -64,8 +64,10 @@ public struct LoggingMonitor: EventMonitor {
         write(request.options.operationName.map { curl + (curl.contains(" # ") ? "; " : " # ") + "operation " + $0 } ?? curl)
     }
 
-    /// Writes the status, size and duration. A body still to be read (a stream, a download) is
-    /// not counted as 0 bytes: the line says the head came, and the length the server announced.
+    /// Writes the status, size and duration, then the trip's phases that are known
+    /// (``Response/timings``): the throttle's wait, the connection, the server's time from the
+    /// request sent to the first byte. A body still to be read (a stream, a download) is not
+    /// counted as 0 bytes: the line says the head came, and the length the server announced.
     ///
     /// - Parameters:
     ///   - response: The response.
@@ -73,12 +75,32 @@ public struct LoggingMonitor: EventMonitor {
     public func requestDidReceive(_ response: Response, attempt: RequestAttempt) {
         let name = Self.name(response.outgoingRequest)
         let duration = Self.format(attempt.duration)
+        let phases = Self.phases(response.timings, first: attempt.number == 1)
         guard response.body != nil else {
-            write("< \(response.statusCode) \(name): \(response.data.count) bytes in \(duration)")
+            write("< \(response.statusCode) \(name): \(response.data.count) bytes in \(duration)\(phases)")
             return
         }
         let announced = response.headers.value(for: "Content-Length").flatMap(Int.init)
-        write("< \(response.statusCode) \(name): head in \(duration), body streamed (\(announced.map { "\($0) bytes announced" } ?? "length not announced"))")
+        write("< \(response.statusCode) \(name): head in \(duration), body streamed (\(announced.map { "\($0) bytes announced" } ?? "length not announced"))\(phases)")
+    }
+
+    /// ` [queued 3.0 ms, connect 5.2 ms, server 30.1 ms]`: the known phases of the newest trip
+    /// (the queue on the first only), or nothing.
+    static func phases(_ timings: Timings, first: Bool) -> String {
+        var parts: [String] = []
+        if first, let queued = timings.queued {
+            parts.append("queued \(format(queued))")
+        }
+        if let trip = timings.trips.last {
+            if let connection = trip.connection {
+                let made = [connection.dns, connection.connect].compactMap { $0 }.reduce(.zero, +)
+                parts.append(connection.isReused ? "reused connection" : "connect \(format(made))")
+            }
+            if let waiting = trip.waiting {
+                parts.append("server \(format(waiting))")
+            }
+        }
+        return parts.isEmpty ? "" : " [" + parts.joined(separator: ", ") + "]"
     }
 
     /// Writes the failure.

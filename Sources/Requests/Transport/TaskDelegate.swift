@@ -24,6 +24,8 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let progress: (@Sendable (Int64, Int64?) -> Void)?
         /// A temporary file holding a streamed body, removed when the task completes.
         let spooled: URL?
+        /// The trip's handle, told the phases the task reports.
+        let handle: TransferHandle
     }
 
     private let tasks = Guarded<[Int: Entry]>([:])
@@ -40,8 +42,11 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Starts feeding `stream` from `task`; call before the task is resumed.
-    func register(_ task: URLSessionTask, stream: URLSessionTransfer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?) {
-        let entry = Entry(stream: stream, progress: progress, spooled: spooled)
+    func register(
+        _ task: URLSessionTask, stream: URLSessionTransfer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?,
+        handle: TransferHandle
+    ) {
+        let entry = Entry(stream: stream, progress: progress, spooled: spooled, handle: handle)
         tasks.withLock { $0[task.taskIdentifier] = entry }
     }
 
@@ -60,8 +65,9 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.allow)
             return
         }
-        if let stream = entry(dataTask)?.stream {
-            Self.receive(response, into: stream)
+        if let entry = entry(dataTask) {
+            entry.handle.responseStarted()
+            Self.receive(response, into: entry.stream)
         }
         completionHandler(.allow)
     }
@@ -87,7 +93,47 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        entry(task)?.progress?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+        guard let entry = entry(task) else { return }
+        if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend {
+            entry.handle.requestSent()
+        }
+        entry.progress?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    /// The phases of the task's last transaction (Apple platforms; FoundationNetworking does not
+    /// call this): how the connection was made, when the request went out and the response began.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        guard let handle = entry(task)?.handle, let last = metrics.transactionMetrics.last else { return }
+        Self.report(last, to: handle)
+    }
+
+    /// Hands a transaction's dates to a trip's handle, as instants of the session's clock.
+    static func report(_ transaction: URLSessionTaskTransactionMetrics, to handle: TransferHandle) {
+        let now = ContinuousClock.now
+        let wall = Date()
+        func instant(_ date: Date?) -> ContinuousClock.Instant? {
+            date.map { now - .seconds(wall.timeIntervalSince($0)) }
+        }
+        func span(_ start: Date?, _ end: Date?) -> Duration? {
+            guard let start, let end else { return nil }
+            return .seconds(max(0, end.timeIntervalSince(start)))
+        }
+        if transaction.isReusedConnection {
+            handle.connected(ConnectionTimings(isReused: true))
+        } else if transaction.connectStartDate != nil || transaction.domainLookupStartDate != nil {
+            handle.connected(ConnectionTimings(
+                isReused: false,
+                dns: span(transaction.domainLookupStartDate, transaction.domainLookupEndDate),
+                connect: span(transaction.connectStartDate, transaction.connectEndDate),
+                tls: span(transaction.secureConnectionStartDate, transaction.secureConnectionEndDate)
+            ))
+        }
+        if let sent = instant(transaction.requestEndDate) {
+            handle.requestSent(at: sent)
+        }
+        if let first = instant(transaction.responseStartDate) {
+            handle.responseStarted(at: first)
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -75,8 +75,12 @@ public final class TransferHandle: Sendable {
         }
     }
 
-    /// The trip's phases as reported so far, on a trip that started at `start`.
-    func timings(start: ContinuousClock.Instant) -> TripTimings {
+    /// The phases the engine reported so far, for a trip that started at `start`: what a
+    /// transport that wraps another (a recorder) reads to time its own entries.
+    ///
+    /// - Parameter start: When the trip was handed to the transport.
+    /// - Returns: The trip's timings, without ``TripTimings/responseEnd``.
+    public func timings(start: ContinuousClock.Instant) -> TripTimings {
         state.withLock { state in
             TripTimings(start: start, connection: state.connection, requestSent: state.requestSent, responseStart: state.responseStart)
         }

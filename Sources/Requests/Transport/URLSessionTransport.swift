@@ -174,7 +174,7 @@ public struct URLSessionTransport: Transport {
         } else {
             carrier.session.dataTask(with: urlRequest)
         }
-        carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled)
+        carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled, handle: request.handle)
         task.resume()
         // Attached after it runs: a transfer cancelled meanwhile stops the task now.
         stream.attach(task)
