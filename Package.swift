@@ -136,7 +136,17 @@ let package = Package(
         // Runs URLSessionTransport against TLS servers on loopback, in a mount namespace whose
         // system trust store holds the test CA (the only store FoundationNetworking reads).
         // Also sends WireFields' call over either engine, one process a run (`fields`).
-        .executableTarget(name: "URLSessionProbe", dependencies: ["Requests", "RequestsAsyncHTTPClient", "TransportContract"], path: "Tests/URLSessionProbe"),
+        // With the Tracing trait, `traced` sends one call with a tracer and a metrics backend
+        // bootstrapped for the whole process, as an application does.
+        .executableTarget(
+            name: "URLSessionProbe",
+            dependencies: [
+                "Requests", "RequestsAsyncHTTPClient", "TransportContract",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: tracing),
+            ] + withTracing,
+            path: "Tests/URLSessionProbe"
+        ),
         // The stress suite (`swift run -c release Stress run`) and the deterministic
         // reproductions of hangs found so far (`Stress regressions`), for release builds.
         .executableTarget(
@@ -173,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "RequestsTracingTests",
             dependencies: [
-                "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling",
+                "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling", "TransportContract", "URLSessionProbe",
                 .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: tracing),

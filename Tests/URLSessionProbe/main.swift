@@ -12,6 +12,11 @@
 //                                               WireFields' call to the loopback server over the
 //                                               engine named (asynchttpclient needs the trait);
 //                                               prints the fields the server received, in order
+//     URLSessionProbe traced <base URL> urlsession|asynchttpclient
+//                                               one call with an in-memory tracer and metrics
+//                                               bootstrapped for the process (trait Tracing);
+//                                               prints the spans, what the server received and
+//                                               the metrics recorded
 //     URLSessionProbe leave-stream <how> <view> <base URL>
 //                                               sse_server.py's endless events, left as <how>
 //                                               says (StreamLeaving), read as <view> (StreamView)
@@ -179,6 +184,9 @@ do {
         let fields = try await WireFields.send(to: base, over: transport)
         try await transport.shutdown()
         line = fields.joined(separator: " | ")
+    #if Tracing
+    case ("traced", 4): line = try await traced(arguments[2], engine: arguments[3])
+    #endif
     case ("leave-stream", 5):
         guard let how = StreamLeaving(rawValue: arguments[2]), let view = StreamView(rawValue: arguments[3]) else {
             throw ProbeError(description: "leave-stream takes one of \(StreamLeaving.allCases) and one of \(StreamView.allCases)")
@@ -189,7 +197,7 @@ do {
         line = try await StreamLeavingCheck.run(how, reading: view, base: arguments[4], session: session, observer: observer).description
         try await session.shutdown()
         try await observer.shutdown()
-    default: throw ProbeError(description: "usage: URLSessionProbe leave-loop|cancel-task|silence|idle-reuse|get|fields|leave-stream …")
+    default: throw ProbeError(description: "usage: URLSessionProbe leave-loop|cancel-task|silence|idle-reuse|get|fields|traced|leave-stream …")
     }
     print(line)
 } catch {
