@@ -154,6 +154,9 @@ let package = Package(
             dependencies: [
                 "Requests", "RequestsTesting", "LoopbackFixture",
                 .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+                // `--traced`: the calls report to an in-memory tracer and test metrics.
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: tracing),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: tracing),
             ],
             path: "Tests/Stress"
         ),

@@ -7,7 +7,10 @@
 #      127.0.0.1 only) and prints the status;
 #   3. a consumer that writes `traits: ["OpenAPI"]` resolves swift-openapi-runtime and
 #      swift-http-types and nothing else (no SwiftNIO), builds, and sends one operation through
-#      SessionClientTransport to the loopback server.
+#      SessionClientTransport to the loopback server;
+#   4. a consumer that writes `traits: ["Tracing"]` resolves swift-distributed-tracing and
+#      swift-metrics and nothing else, bootstraps an in-memory tracer for its process, and sends
+#      one traced call to the loopback server, which receives the trip's span in its fields.
 #
 #   Scripts/consumer-check.sh
 #
@@ -97,6 +100,33 @@ fi
 echo "consumer-check: with the OpenAPI trait, resolved: $resolved"
 (cd "$work/openapi" && swift build 2>&1 | tail -3)
 
+# 4. With the Tracing trait alone: the tracing and metrics packages, nothing else.
+write_consumer "$work/tracing" ', traits: ["Tracing"]' "Requests" \
+  ', .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0")' \
+  ', .product(name: "InMemoryTracing", package: "swift-distributed-tracing")'
+cat >"$work/tracing/Sources/Consumer/main.swift" <<'EOF'
+import InMemoryTracing
+import Instrumentation
+import Requests
+
+let tracer = InMemoryTracer()
+InstrumentationSystem.bootstrap(tracer)
+let response = try await Session().request(CommandLine.arguments[1])
+struct Echo: Decodable { let headers: [[String]] }
+let received = try response.decode(Echo.self).headers.first { $0.first?.lowercased() == InMemoryTracer.spanIDKey }?.last
+let spans = tracer.finishedSpans
+let trip = spans.first { $0.spanContext.parentSpanID != nil }
+print("status=\(response.statusCode) spans=\(spans.count) server-joined-trip=\(received != nil && received == trip?.spanContext.spanID)")
+EOF
+(cd "$work/tracing" && swift package resolve)
+resolved=$(ls "$work/tracing/.build/checkouts" | sort | tr '\n' ' ')
+if [ "$resolved" != "swift-distributed-tracing swift-metrics " ]; then
+  echo "consumer-check: the Tracing trait resolved: $resolved (expected swift-distributed-tracing swift-metrics)" >&2
+  exit 1
+fi
+echo "consumer-check: with the Tracing trait, resolved: $resolved"
+(cd "$work/tracing" && swift build 2>&1 | tail -3)
+
 # The server prints "PORT <n>" once it accepts, and stops when its standard input closes.
 coproc SERVER { exec python3 "$repo/Tests/Fixtures/loopback_server.py"; }
 server_pid=$SERVER_PID
@@ -109,9 +139,15 @@ case "$out" in
   *) echo "consumer-check: the request over AsyncHTTPClientTransport did not answer 200" >&2; exit 1 ;;
 esac
 out=$("$work/openapi/.build/debug/Consumer" "http://127.0.0.1:$port")
-exec {SERVER[1]}>&-
 echo "consumer-check: with the OpenAPI trait: $out"
 case "$out" in
   "status=200 echoed-query=true") ;;
   *) echo "consumer-check: the operation through SessionClientTransport did not come back as sent" >&2; exit 1 ;;
+esac
+out=$("$work/tracing/.build/debug/Consumer" "http://127.0.0.1:$port/headers")
+exec {SERVER[1]}>&-
+echo "consumer-check: with the Tracing trait: $out"
+case "$out" in
+  "status=200 spans=2 server-joined-trip=true") ;;
+  *) echo "consumer-check: the traced call did not make a call span and a trip span the server joined" >&2; exit 1 ;;
 esac

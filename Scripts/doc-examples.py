@@ -3,8 +3,9 @@
 against the modules a build of this package made, the way a user's program importing them sees them.
 
     Scripts/doc-examples.py                       # after `swift build`: the blocks that need no trait
-    Scripts/doc-examples.py --build .build-ahc    # after a build with both traits: the blocks that
-                                                  # import RequestsAsyncHTTPClient or RequestsOpenAPI
+    Scripts/doc-examples.py --build .build-ahc    # after a build with the traits: the blocks that
+                                                  # import RequestsAsyncHTTPClient, RequestsOpenAPI
+                                                  # or a tracing module, and the Tracing page's
     Scripts/doc-examples.py --list                # each block, its unit and what it needs
 
 Each block is a program of its own (top-level code allowed; `-parse-as-library` when it has `@main`),
@@ -38,7 +39,11 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TRAIT_IMPORTS = {"RequestsAsyncHTTPClient", "RequestsOpenAPI", "OpenAPIRuntime", "OpenAPIURLSession"}
+TRAIT_IMPORTS = {
+    "RequestsAsyncHTTPClient", "RequestsOpenAPI", "OpenAPIRuntime", "OpenAPIURLSession",
+    # The Tracing trait's: swift-distributed-tracing's and swift-metrics' modules.
+    "Tracing", "Instrumentation", "InMemoryTracing", "CoreMetrics", "Metrics", "MetricsTestKit",
+}
 MARKER = re.compile(r"<!--\s*example:\s*([a-z-]+)\s*-->")
 
 
@@ -71,7 +76,8 @@ class Unit:
 
     @property
     def needs_traits(self):
-        return bool((self.imports | set(default_imports(self))) & TRAIT_IMPORTS) or self.uses_petstore
+        return (bool((self.imports | set(default_imports(self))) & TRAIT_IMPORTS) or self.uses_petstore
+                or page_name(self) in TRAIT_PAGES)
 
 
 def units():
@@ -134,6 +140,8 @@ TRAIT_PAGES = {
     "Documentation/AsyncHTTPClient.md": ["RequestsAsyncHTTPClient"],
     "Documentation/OpenAPI.md": ["RequestsOpenAPI", "OpenAPIRuntime"],
     "Sources/Requests/Requests.docc/GeneratedOpenAPIClients.md": ["RequestsOpenAPI", "OpenAPIRuntime"],
+    # The Tracing trait's page: `RequestOptions.telemetry` and `Telemetry` exist with the trait only.
+    "Documentation/Tracing.md": ["Requests"],
 }
 # What a block names of the Petstore client swift-openapi-generator makes.
 PETSTORE = re.compile(r"\bClient\(|\bComponents\.|\bOperations\.|\bServers\.")

@@ -22,6 +22,9 @@ struct StressRun {
         var operationKinds: [Operation] = Operation.allCases
         var maxDescriptorGrowth: Int?
         var maxMemoryGrowth: Int?
+        /// Whether the calls report spans and metrics (`--traced`, trait Tracing), and no span
+        /// may be left open at the end.
+        var traced = false
     }
 
     #if AsyncHTTPClient
@@ -46,7 +49,9 @@ struct StressRun {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("requests-stress-\(getpid())")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let targets = try Target.make(settings.transports, loopback: loopback.baseURL, hostile: hostile.baseURL, scratch: scratch)
+        let telemetry = settings.traced ? StressTelemetry() : nil
+        let targets = try Target.make(settings.transports, loopback: loopback.baseURL, hostile: hostile.baseURL, scratch: scratch,
+                                      options: telemetry?.options ?? RequestOptions())
         for target in targets {
             try await target.prepare()
         }
@@ -86,6 +91,7 @@ struct StressRun {
                 // each measure), so that memory growth is the library's.
                 if finished % 250 == 0 || finished == warmUp {
                     for target in targets { target.dropRecords() }
+                    telemetry?.drop()
                 }
                 if finished == warmUp { afterWarmUp = Resources.now() }
                 if finished % 1000 == 0 {
@@ -97,6 +103,7 @@ struct StressRun {
         // What transfers left behind winds down: connections close, spill files go.
         try? await Task.sleep(for: .seconds(2))
         for target in targets { target.dropRecords() }
+        telemetry?.drop()
         let end = Resources.now()
         print("Stress: \(watch.finishedCount) operations ended in \(ContinuousClock.now - started)")
         print(tally.summary)
@@ -112,6 +119,19 @@ struct StressRun {
             }
             if let limit = settings.maxMemoryGrowth, memory > limit {
                 print("FAIL: resident memory grew \(memory) bytes after warm-up (limit \(limit))")
+                passed = false
+            }
+        }
+        if let telemetry {
+            // A background revalidation may still be on its way: it has 10 s to end.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while telemetry.openSpans > 0, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            let open = telemetry.openSpans
+            print("Stress: traced; \(open) spans left open")
+            if open > 0 {
+                print("FAIL: \(open) spans were started and never ended")
                 passed = false
             }
         }

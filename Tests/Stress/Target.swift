@@ -32,7 +32,10 @@ final class Target: Sendable {
     private let records: [any Sendable]
     private let counter = Counter()
 
-    init(name: String, transport: any Transport, base: String, hostile: String, scratch: URL, records: [any Sendable] = []) {
+    init(
+        name: String, transport: any Transport, base: String, hostile: String, scratch: URL, records: [any Sendable] = [],
+        options: RequestOptions = RequestOptions()
+    ) {
         self.name = name
         self.transport = transport
         self.records = records
@@ -41,13 +44,13 @@ final class Target: Sendable {
         self.stubBase = base
         self.scratch = scratch
         self.cacheURL = base + "/script/cache-\(name)"
-        session = Session(transport: transport, idleTimeout: .seconds(10))
-        idleSession = Session(transport: transport, idleTimeout: .milliseconds(300))
+        session = Session(transport: transport, idleTimeout: .seconds(10), options: options)
+        idleSession = Session(transport: transport, idleTimeout: .milliseconds(300), options: options)
         bearerSession = Session(transport: transport, idleTimeout: .seconds(10),
-                                interceptors: [BearerAuthentication(provider: RotatingTokens(), scope: .anyOrigin)])
-        cachedSession = Session(transport: transport, idleTimeout: .seconds(10), cache: HTTPCache())
+                                interceptors: [BearerAuthentication(provider: RotatingTokens(), scope: .anyOrigin)], options: options)
+        cachedSession = Session(transport: transport, idleTimeout: .seconds(10), cache: HTTPCache(), options: options)
         throttledSession = Session(transport: transport, idleTimeout: .seconds(10),
-                                   interceptors: [Throttle(maxConcurrent: 3)])
+                                   interceptors: [Throttle(maxConcurrent: 3)], options: options)
     }
 
     /// Drops what the stub and the recorder keep of the exchanges so far.
@@ -77,7 +80,7 @@ final class Target: Sendable {
 
     /// Makes the targets a run asked for, by name: `stub`, `urlsession`, `ahc` (trait), each
     /// optionally `+recording`.
-    static func make(_ names: [String], loopback: URL, hostile: URL, scratch: URL) throws -> [Target] {
+    static func make(_ names: [String], loopback: URL, hostile: URL, scratch: URL, options: RequestOptions = RequestOptions()) throws -> [Target] {
         try names.map { name in
             let recording = name.hasSuffix("+recording")
             let engine = recording ? String(name.dropLast("+recording".count)) : name
@@ -107,7 +110,7 @@ final class Target: Sendable {
                 records.append(recorder)
             }
             return Target(name: name.replacingOccurrences(of: "+", with: "-"), transport: transport,
-                          base: base, hostile: hostileBase, scratch: scratch, records: records)
+                          base: base, hostile: hostileBase, scratch: scratch, records: records, options: options)
         }
     }
 }

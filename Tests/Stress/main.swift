@@ -8,7 +8,10 @@ import Requests
 //   Stress run [--operations 5000] [--in-flight 48] [--seed N] [--stall-limit 60]
 //              [--transports stub,urlsession,stub+recording,urlsession+recording]
 //              [--cancel-rate 0.25] [--cancel-over-urlsession] [--max-descriptor-growth 4]
-//              [--max-memory-growth-mib 0]
+//              [--max-memory-growth-mib 0] [--traced]
+//
+// --traced (a build with the Tracing trait): every call reports spans and metrics to in-memory
+// backends, and the run fails when a span was left open at the end.
 //
 // Random cancellation applies to every transport but URLSession's unless --cancel-over-urlsession
 // is given: FoundationNetworking then crashes in its own code (Documentation/Timeouts.md).
@@ -48,8 +51,13 @@ case "run":
         cancelsOverURLSession: arguments.contains("--cancel-over-urlsession"),
         operationKinds: option("only").map { $0.split(separator: ",").compactMap { Operation(rawValue: String($0)) } } ?? Operation.allCases,
         maxDescriptorGrowth: option("max-descriptor-growth").flatMap(Int.init),
-        maxMemoryGrowth: option("max-memory-growth-mib").flatMap(Double.init).map { Int($0 * 1_048_576) }
+        maxMemoryGrowth: option("max-memory-growth-mib").flatMap(Double.init).map { Int($0 * 1_048_576) },
+        traced: arguments.contains("--traced")
     )
+    if settings.traced, !StressTelemetry.isAvailable {
+        print("Stress: --traced needs a build with the Tracing trait")
+        exit(64)
+    }
     do {
         let passed = try await StressRun(settings).run()
         exit(passed ? 0 : 1)
@@ -62,7 +70,7 @@ default:
     usage: Stress regressions
            Stress run [--operations N] [--in-flight N] [--seed N] [--transports a,b] [--stall-limit s]
                       [--cancel-rate r] [--cancel-over-urlsession] [--only op,op] [--max-descriptor-growth n]
-                      [--max-memory-growth-mib m]
+                      [--max-memory-growth-mib m] [--traced]
     """)
     exit(arguments.first == "--help" || arguments.first == "-h" ? 0 : 64)
 }
