@@ -124,11 +124,13 @@ final class InterceptorChain: Sendable {
                 // The idle limit cuts a silent body off through the handle, too.
                 let reading = body
                 handle.onCancel { reading.cancel() }
-                response = Response(request: request, head: head, data: try await collect(body), start: start, duration: .now - start)
+                let data = try await collect(body)
+                let end = ContinuousClock.now
+                response = Response(request: request, head: head, data: data, start: start, duration: end - start)
                 // Read after the body: an engine may tell its phases only as the task ends
                 // (`URLSessionTaskMetrics`).
                 trip = handle.timings(start: start)
-                trip.responseEnd = .now
+                trip.responseEnd = end
                 idle?.idle()
             case .stream:
                 idle?.idle()
@@ -139,7 +141,7 @@ final class InterceptorChain: Sendable {
                 }
                 body.silenceLimit = timeout ?? idleTimeout
                 latest.replace(with: body)
-                response = Response(request: request, head: head, data: Data(), start: start, duration: .now - start)
+                response = Response(request: request, head: head, data: Data(), start: start, duration: headArrived - start)
                 response.body = body
                 trip = handle.timings(start: start)
             }

@@ -86,8 +86,11 @@ extension Session {
                     response.body = ResponseBody(response.data)
                 }
             }
-            // Every trip's phases and the throttle's wait, whichever stage made the response.
-            response.timings = context.timings
+            // A response a trip made holds every trip's phases so far, and the throttle's wait;
+            // one a stage made (the cache's) gets them here.
+            if response.timings.trips.isEmpty {
+                response.timings = context.timings
+            }
             observer?.ended(response)
             return response
         } catch {
@@ -114,7 +117,7 @@ extension Session {
     /// The call's span and metrics, or `nil` when the `Tracing` trait is off or nothing listens.
     static func observer(of request: OutgoingRequest) -> (any CallObserver)? {
         #if Tracing
-        CallTrace(request)
+        CallTrace.start(request)
         #else
         nil
         #endif

@@ -17,12 +17,16 @@ final class CallTrace: CallObserver {
     /// context, or the caller's when there is no tracer.
     let context: ServiceContext
 
-    /// Starts the call's span, or returns `nil` when nothing listens.
+    /// The call's trace, or `nil` when nothing listens (then nothing is allocated).
     ///
     /// - Parameter request: The call's request, after its options were merged.
-    init?(_ request: OutgoingRequest) {
+    static func start(_ request: OutgoingRequest) -> CallTrace? {
         let telemetry = request.options.telemetry ?? Telemetry.bootstrapped
-        guard telemetry.isOn else { return nil }
+        return telemetry.isOn ? CallTrace(request, telemetry: telemetry) : nil
+    }
+
+    /// Starts the call's span, when there is a tracer.
+    private init(_ request: OutgoingRequest, telemetry: Telemetry) {
         self.telemetry = telemetry
         let parent = ServiceContext.current ?? .topLevel
         guard let tracer = telemetry.tracer else {

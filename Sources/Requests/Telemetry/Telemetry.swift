@@ -66,10 +66,18 @@ public struct Telemetry: Sendable {
     var isOn: Bool { tracer != nil || metrics != nil }
 
     /// This setting with the process's bootstrapped tracer and metrics, no-op ones left out.
+    ///
+    /// Read at every call, so it is kept cheap when nothing is bootstrapped: the instrument is
+    /// checked for the no-op one before the tracer is looked for in it (which casts each
+    /// instrument, several times the cost).
     func resolvingBootstrapped() -> Telemetry {
         var resolved = self
-        let tracer = InstrumentationSystem.tracer
-        resolved.tracer = tracer is NoOpTracer ? nil : tracer
+        if InstrumentationSystem.instrument is NoOpInstrument {
+            resolved.tracer = nil
+        } else {
+            let tracer = InstrumentationSystem.tracer
+            resolved.tracer = tracer is NoOpTracer ? nil : tracer
+        }
         let factory = MetricsSystem.factory
         resolved.metrics = factory is NOOPMetricsHandler ? nil : factory
         return resolved
