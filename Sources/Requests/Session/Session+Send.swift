@@ -26,7 +26,7 @@ extension Session {
         let timeout = timeout ?? request.options.timeout ?? self.timeout
         let redirectPolicy = redirectPolicy ?? request.options.redirectPolicy
         if timeout != request.options.timeout { request.options.timeout = timeout }
-        let observer = Self.observer(of: request)
+        let observer = observer(of: request)
         let context = RequestContext(
             deadline: timeout.map { ContinuousClock.now + $0 }, serverOrigins: serverOrigins, monitors: monitorGroup,
             observer: observer
@@ -115,9 +115,9 @@ extension Session {
     }
 
     /// The call's span and metrics, or `nil` when the `Tracing` trait is off or nothing listens.
-    static func observer(of request: OutgoingRequest) -> (any CallObserver)? {
+    func observer(of request: OutgoingRequest) -> (any CallObserver)? {
         #if Tracing
-        CallTrace.start(request)
+        CallTrace.start(request, bootstrapped: bootstrapped)
         #else
         nil
         #endif

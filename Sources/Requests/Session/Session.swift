@@ -59,6 +59,12 @@ public final class Session: Sendable {
     let idleSweep = IdleSweep()
     /// Set by ``shutdown()``; a call after it fails.
     let isShutDown = Guarded(false)
+    #if Tracing
+    /// The tracer and metrics backend the process had bootstrapped when the session was made:
+    /// where calls report unless their options say otherwise (read once, as AsyncHTTPClient reads
+    /// its tracer when its client is configured, so that a call pays nothing to find them).
+    let bootstrapped = Telemetry.bootstrapped
+    #endif
 
     /// Creates a session over `URLSession`.
     ///

@@ -19,9 +19,11 @@ final class CallTrace: CallObserver {
 
     /// The call's trace, or `nil` when nothing listens (then nothing is allocated).
     ///
-    /// - Parameter request: The call's request, after its options were merged.
-    static func start(_ request: OutgoingRequest) -> CallTrace? {
-        let telemetry = request.options.telemetry ?? Telemetry.bootstrapped
+    /// - Parameters:
+    ///   - request: The call's request, after its options were merged.
+    ///   - bootstrapped: What the session found bootstrapped, for a call whose options name none.
+    static func start(_ request: OutgoingRequest, bootstrapped: Telemetry) -> CallTrace? {
+        let telemetry = request.options.telemetry ?? bootstrapped
         return telemetry.isOn ? CallTrace(request, telemetry: telemetry) : nil
     }
 

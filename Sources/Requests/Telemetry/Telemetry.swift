@@ -7,10 +7,11 @@ import Tracing
 
 /// Where a session's calls report their spans and metrics (trait `Tracing`).
 ///
-/// By default a call reports to what the process bootstrapped, read at each call:
-/// `InstrumentationSystem.tracer` and `MetricsSystem.factory`. When neither is bootstrapped the
-/// call does no tracing work at all. Set ``RequestOptions/telemetry`` on a session's or a call's
-/// options to report elsewhere (a test's in-memory tracer, say) or nowhere:
+/// By default a call reports to what the process had bootstrapped when its session was made
+/// (`InstrumentationSystem.tracer` and `MetricsSystem.factory`), as AsyncHTTPClient reads its
+/// tracer when its client is configured: bootstrap first, then make sessions. When neither is
+/// bootstrapped a call does no tracing work at all. Set ``RequestOptions/telemetry`` on a
+/// session's or a call's options to report elsewhere (a test's in-memory tracer, say) or nowhere:
 ///
 /// ```swift
 /// let tracer = InMemoryTracer()
@@ -53,7 +54,7 @@ public struct Telemetry: Sendable {
         self.redactedQueryItems = redactedQueryItems
     }
 
-    /// What the process bootstrapped now: `InstrumentationSystem.tracer` and
+    /// What the process has bootstrapped now: `InstrumentationSystem.tracer` and
     /// `MetricsSystem.factory`, each `nil` when it is the no-op one.
     public static var bootstrapped: Telemetry {
         Telemetry(tracer: nil, metrics: nil).resolvingBootstrapped()
@@ -67,9 +68,8 @@ public struct Telemetry: Sendable {
 
     /// This setting with the process's bootstrapped tracer and metrics, no-op ones left out.
     ///
-    /// Read at every call, so it is kept cheap when nothing is bootstrapped: the instrument is
-    /// checked for the no-op one before the tracer is looked for in it (which casts each
-    /// instrument, several times the cost).
+    /// The instrument is checked for the no-op one before the tracer is looked for in it (which
+    /// casts each instrument, several times the cost).
     func resolvingBootstrapped() -> Telemetry {
         var resolved = self
         if InstrumentationSystem.instrument is NoOpInstrument {
@@ -88,7 +88,7 @@ public struct Telemetry: Sendable {
 
 extension RequestOptions {
     /// Where the call's spans and metrics go (trait `Tracing`); `nil`, the default, for what the
-    /// process bootstrapped (``Telemetry/bootstrapped``), read at each call.
+    /// process had bootstrapped when the session was made (``Telemetry/bootstrapped``).
     public var telemetry: Telemetry? {
         get { self[TelemetryOption.self] }
         set { self[TelemetryOption.self] = newValue }
