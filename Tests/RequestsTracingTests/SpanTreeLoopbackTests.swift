@@ -87,5 +87,50 @@ import RequestsAsyncHTTPClient
         #expect(listeners.recorded("http.client.response.body.size").first { $0.outcome == "200" }?.values == [2])
         try await session.shutdown()
     }
+
+    /// A refused connection: the call's and the trip's `error.type`, and the duration recorded
+    /// with it.
+    @Test(arguments: Engine.allCases)
+    func refusedConnectionNamesItsErrorType(engine: Engine) async throws {
+        guard let transport = engine.transport else { return }
+        let listeners = Listeners()
+        let session = Session(transport: transport, options: listeners.options)
+        // Nothing listens on the discard port of the loopback address.
+        await #expect(throws: RequestError.self) { try await session.request("http://127.0.0.1:9/refused") }
+
+        let call = try listeners.root()
+        #expect(call.text("error.type") == "cannotConnect")
+        #expect(call.status?.code == .error)
+        let trips = listeners.children(of: call)
+        #expect(trips.map { $0.text("error.type") } == ["cannotConnect"])
+        #expect(trips.first?.status?.code == .error)
+        #expect(listeners.recorded("http.client.request.duration").map(\.outcome) == ["cannotConnect"])
+        try await session.shutdown()
+    }
+
+    /// A stored answer: the second call's span has the cache's event and no trip.
+    @Test(arguments: Engine.allCases)
+    func cachedAnswerIsAnEventWithoutATrip(engine: Engine) async throws {
+        guard let transport = engine.transport else { return }
+        let server = try LoopbackServer.shared.get()
+        let origin = LoopbackOrigin(transport: transport, server: server.baseURL)
+        let url = try await origin.script([
+            ScriptedAnswer(status: 200, headers: ["Cache-Control": "max-age=600", "Content-Length": "6"], body: "stored"),
+        ])
+        let listeners = Listeners()
+        let session = Session(transport: transport, cache: HTTPCache(), options: listeners.options)
+        _ = try await session.request(url)
+        listeners.tracer.spans.clearFinishedSpans()
+
+        let cached = try await session.request(url)
+        #expect(cached.cacheStatus == .hit)
+        #expect(cached.text == "stored")
+        let call = try listeners.root()
+        #expect(listeners.children(of: call).isEmpty)
+        #expect(call.eventNames == ["cache.answer"])
+        #expect(call.text("http.response.status_code") == "200")
+        #expect(try await origin.requests(to: url).count == 1)
+        try await session.shutdown()
+    }
 }
 #endif

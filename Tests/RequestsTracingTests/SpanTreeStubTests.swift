@@ -164,6 +164,49 @@ import Tracing
         #expect(stub.requests.first { $0.url.path == "/data" }?.headers["Authorization"] == "Bearer fresh")
     }
 
+    /// A modifier that calls out (a token fetched before the stages run) makes a child of the
+    /// call too; the call's span names the URL the modifiers completed.
+    @Test func aModifiersCallIsAChildOfTheCall() async throws {
+        let listeners = Listeners()
+        let stub = StubTransport()
+        stub.on(.post, "/token", respond: .text("fresh"))
+        stub.on(.get, "/v2/data", respond: .text("data"))
+        let tokens = Session(transport: stub, options: listeners.options)
+        let modifier = ModifyRequest { request in
+            let token = try await tokens.request("http://127.0.0.1:9/token", method: .post).text
+            request.headers.update(name: "Authorization", value: "Bearer \(token)")
+            try request.target.setPath("/v2/data")
+        }
+        let session = Session(transport: stub, modifiers: [modifier], options: listeners.options)
+        _ = try await session.request("http://127.0.0.1:9/data")
+
+        let call = try listeners.root()
+        #expect(call.text("url.full") == "http://127.0.0.1:9/v2/data")
+        let inside = listeners.children(of: call)
+        #expect(inside.map { $0.text("url.full") } == ["http://127.0.0.1:9/token", "http://127.0.0.1:9/v2/data"])
+    }
+
+    /// A failed span records the error's kind and code, not its text, which holds the URL as
+    /// sent; a method the conventions do not know is `_OTHER`.
+    @Test func failuresRecordNoSecretsAndUnknownMethodsAreOther() async throws {
+        let listeners = Listeners()
+        let stub = StubTransport()
+        stub.on(respond: StubResponse.failure(.connectionLost))
+        let session = Session(transport: stub, options: listeners.options)
+        await #expect(throws: RequestError.self) {
+            try await session.request("http://user:secret@127.0.0.1:9/p?sig=s3cr3t", method: HTTPMethod(rawValue: "PURGE"))
+        }
+        for span in listeners.tracer.finished {
+            let recorded = span.errors.map { "\($0.error)" } + [span.status?.message ?? ""]
+            #expect(!recorded.contains { $0.contains("secret") || $0.contains("s3cr3t") }, "\(recorded)")
+            #expect(span.operationName == "HTTP")
+            #expect(span.text("http.request.method") == "_OTHER")
+            #expect(span.text("http.request.method_original") == "PURGE")
+            #expect(span.text("url.full") == "http://REDACTED:REDACTED@127.0.0.1:9/p?sig=REDACTED")
+        }
+        #expect(listeners.tracer.finished.count == 2)
+    }
+
     @Test func credentialsInTheURLAreRedacted() async throws {
         let listeners = Listeners()
         let stub = StubTransport()

@@ -8,13 +8,14 @@ import Foundation
 ///
 /// Each method is called on the call's task, outside every lock of the pipeline.
 protocol CallObserver: Sendable {
-    /// Runs the call's stages with the call's span as the task's current context, so that a call
-    /// a stage makes (a token refresh) is its child.
+    /// Runs the call's modifiers and stages with the call's span as the task's current context,
+    /// so that a call one of them makes (a token refresh) is its child.
     ///
-    /// - Parameters:
-    ///   - request: The request as the modifiers completed it, for the span's attributes.
-    ///   - body: The call's stages.
-    func running(_ request: OutgoingRequest, _ body: () async throws -> Response) async throws -> Response
+    /// - Parameter body: The call's modifiers and stages.
+    func running(_ body: () async throws -> Response) async throws -> Response
+
+    /// The modifiers completed the request: the span's attributes name its final URL.
+    func completed(_ request: OutgoingRequest)
 
     /// A trip is about to go to the transport: its span starts, and its context is written into
     /// the request's fields.

@@ -6,9 +6,11 @@ import Foundation
 /// transport (retries and redirect hops included) with the phases its engine can tell.
 ///
 /// A phase the engine cannot tell is `nil`, never estimated: `URLSession` on Apple platforms
-/// reports every phase (from `URLSessionTaskMetrics`); FoundationNetworking on Linux and
-/// AsyncHTTPClient report when the request was sent and when the response began, not how the
-/// connection was made; an in-memory transport reports nothing of its own.
+/// reports every phase of a `request` call (from `URLSessionTaskMetrics`, which arrive as the task
+/// ends, so a stream's or download's trip has only its callbacks' marks); FoundationNetworking on
+/// Linux reports when a request body's last byte went out and when the head came, and
+/// AsyncHTTPClient when the request was sent and the head came, neither how the connection was
+/// made; an in-memory transport reports nothing of its own.
 ///
 /// ```swift
 /// let response = try await session.request(url)
@@ -81,8 +83,8 @@ public struct TripTimings: Sendable, Hashable {
         return max(.zero, responseStart - requestSent)
     }
 
-    /// From the request handed to the transport to the body read whole (or, for a stream, to
-    /// the head); `nil` for a trip that got no response.
+    /// From the request handed to the transport to the body read whole (or, for a stream or a
+    /// trip that failed in its body, to the head); `nil` for a trip that got no head.
     public var total: Duration? {
         (responseEnd ?? responseStart).map { $0 - start }
     }

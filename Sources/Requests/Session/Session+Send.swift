@@ -59,19 +59,20 @@ extension Session {
         defer { watched.map(idleSweep.remove) }
         do {
             try checkOpen(request)
-            // The modifiers complete the request once, in place, before anything decides on it
-            // (a throttle per host or credentials per origin need its final URL).
-            for modifier in modifiers {
-                try Task.checkCancellation()
-                try await modifier.apply(to: &request)
-            }
-            try Task.checkCancellation()
-            url = request.url
             var response: Response
             if let observer {
-                let sent = request
-                response = try await observer.running(sent) { try await Self.run(chain, sent, timeout: timeout) }
+                // The modifiers and the stages run with the call's span as the current context,
+                // so that a call either makes (a token refresh) is its child.
+                var traced = request
+                response = try await observer.running {
+                    try await self.applyModifiers(to: &traced)
+                    url = traced.url
+                    observer.completed(traced)
+                    return try await Self.run(chain, traced, timeout: timeout)
+                }
             } else {
+                try await applyModifiers(to: &request)
+                url = request.url
                 response = try await Self.run(chain, request, timeout: timeout)
             }
             if mode == .stream {
@@ -99,6 +100,16 @@ extension Session {
             observer?.failed(failure)
             throw failure
         }
+    }
+
+    /// Runs the modifiers: they complete the request once, in place, before anything decides on
+    /// it (a throttle per host or credentials per origin need its final URL).
+    private func applyModifiers(to request: inout OutgoingRequest) async throws {
+        for modifier in modifiers {
+            try Task.checkCancellation()
+            try await modifier.apply(to: &request)
+        }
+        try Task.checkCancellation()
     }
 
     /// Runs a call's chain from its first stage.

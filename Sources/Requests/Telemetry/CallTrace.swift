@@ -37,24 +37,30 @@ final class CallTrace: CallObserver {
             return
         }
         // Started before the modifiers run, so that their time is the call's; the request's
-        // attributes are set once they have completed it (``running(_:_:)``).
-        let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .client)
+        // attributes are set now, and again once the modifiers have completed it.
+        let span = tracer.startSpan(HTTPAttributes.spanName(request.method), context: parent, ofKind: .client)
+        span.updateAttributes { attributes in
+            HTTPAttributes.request(request, redacting: telemetry.redactedQueryItems, into: &attributes)
+        }
         self.span = span
         context = span.context
     }
 
-    func running(_ request: OutgoingRequest, _ body: () async throws -> Response) async throws -> Response {
-        guard let span else { return try await body() }
-        span.updateAttributes { attributes in
+    func running(_ body: () async throws -> Response) async throws -> Response {
+        guard span != nil else { return try await body() }
+        return try await ServiceContext.withValue(context) { try await body() }
+    }
+
+    func completed(_ request: OutgoingRequest) {
+        span?.updateAttributes { attributes in
             HTTPAttributes.request(request, redacting: telemetry.redactedQueryItems, into: &attributes)
         }
-        return try await ServiceContext.withValue(context) { try await body() }
     }
 
     func tripStarted(_ request: inout OutgoingRequest, number: Int) -> any TripObserver {
         var tripSpan: (any Span)?
         if let tracer = telemetry.tracer {
-            let span = tracer.startSpan(request.method.rawValue, context: context, ofKind: .client)
+            let span = tracer.startSpan(HTTPAttributes.spanName(request.method), context: context, ofKind: .client)
             let sent = request
             span.updateAttributes { attributes in
                 HTTPAttributes.request(sent, redacting: telemetry.redactedQueryItems, into: &attributes)
@@ -92,9 +98,16 @@ final class CallTrace: CallObserver {
 
     func failed(_ error: any Error) {
         guard let span else { return }
-        span.attributes["error.type"] = HTTPAttributes.errorType(error)
-        span.recordError(error)
-        span.setStatus(SpanStatus(code: .error, message: "\(error)"))
+        Self.fail(span, error)
+    }
+
+    /// Ends a span as failed. What the span records names the failure without its text, which
+    /// holds the URL as sent (credentials and signatures included): `url.full` is the redacted one.
+    static func fail(_ span: any Span, _ error: any Error) {
+        let failure = TracedFailure(error)
+        span.attributes["error.type"] = failure.type
+        span.recordError(failure)
+        span.setStatus(SpanStatus(code: .error, message: failure.description))
         span.end()
     }
 }
@@ -115,22 +128,43 @@ struct TripTrace: TripObserver {
             PhaseEvents.add(timings, to: span)
             span.end()
         }
-        // A collected body's size, or the announced one of a body still streaming.
+        metrics?.ended(head: response.head, errorType: nil, responseBodySize: Self.bodySize(response))
+    }
+
+    /// The response body's size: none for `HEAD`, 204 and 304 (whose `Content-Length` describes
+    /// another body); the announced length (the size on the wire, before any decoding), else the
+    /// collected body's; `nil` for a stream that announced none.
+    static func bodySize(_ response: Response) -> Int64? {
+        if response.outgoingRequest.method == .head || response.statusCode == 204 || response.statusCode == 304 {
+            return 0
+        }
         let announced = response.headers["Content-Length"].flatMap(Int64.init)
-        let size = response.body == nil ? announced ?? Int64(response.data.count) : announced
-        metrics?.ended(head: response.head, errorType: nil, responseBodySize: size)
+        return response.body == nil ? announced ?? Int64(response.data.count) : announced
     }
 
     func failed(_ error: any Error, timings: TripTimings) {
-        let type = HTTPAttributes.errorType(error)
         if let span {
-            span.attributes["error.type"] = type
-            span.recordError(error)
-            span.setStatus(SpanStatus(code: .error, message: "\(error)"))
             PhaseEvents.add(timings, to: span)
-            span.end()
+            CallTrace.fail(span, error)
         }
-        metrics?.ended(head: nil, errorType: type, responseBodySize: nil)
+        metrics?.ended(head: nil, errorType: HTTPAttributes.errorType(error), responseBodySize: nil)
+    }
+}
+
+// MARK: - TracedFailure
+
+/// A failure as a span records it: its `error.type` and what failed, without the error's text.
+struct TracedFailure: Error, CustomStringConvertible {
+    let type: String
+    let description: String
+
+    init(_ error: any Error) {
+        type = HTTPAttributes.errorType(error)
+        if let error = error as? RequestError {
+            description = "\(error.code): \(type)"
+        } else {
+            description = type
+        }
     }
 }
 

@@ -64,10 +64,26 @@ enum HTTPAttributes {
         return String(describing: type(of: error))
     }
 
+    /// The methods the conventions know; any other is `_OTHER`.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]
+
+    /// A span's name: the method, or `HTTP` for one the conventions do not know.
+    static func spanName(_ method: HTTPMethod) -> String {
+        knownMethods.contains(method.rawValue) ? method.rawValue : "HTTP"
+    }
+
+    /// `http.request.method`: the method, or `_OTHER` for one the conventions do not know.
+    static func method(_ method: HTTPMethod) -> String {
+        knownMethods.contains(method.rawValue) ? method.rawValue : "_OTHER"
+    }
+
     /// The attributes of a request: method, `url.full`, `server.address`, `server.port`.
     static func request(_ request: OutgoingRequest, redacting redacted: Set<String>, into attributes: inout SpanAttributes) {
         let target = request.target
-        attributes.set("http.request.method", value: .string(request.method.rawValue))
+        attributes.set("http.request.method", value: .string(method(request.method)))
+        if method(request.method) == "_OTHER" {
+            attributes.set("http.request.method_original", value: .string(request.method.rawValue))
+        }
         attributes.set("url.full", value: .string(fullURL(target, redacting: redacted)))
         attributes.set("server.address", value: .string(target.host))
         if let port = port(target) {

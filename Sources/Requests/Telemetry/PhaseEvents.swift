@@ -10,11 +10,12 @@ enum PhaseEvents {
         let clock = EpochClock()
         if let connection = timings.connection {
             var attributes: SpanAttributes = ["connection.reused": .bool(connection.isReused)]
+            // Ready after the lookup and the opening (TLS is a part of `connect`).
             var ready = timings.start
             for (name, phase) in [("dns", connection.dns), ("connect", connection.connect), ("tls", connection.tls)] {
                 guard let phase else { continue }
                 attributes.set("connection.\(name).duration", value: .double(phase.seconds))
-                ready += phase
+                if name != "tls" { ready += phase }
             }
             span.addEvent(SpanEvent(name: "connection", at: clock.instant(ready), attributes: attributes))
         }
@@ -37,10 +38,13 @@ struct EpochClock {
     let wall = DefaultTracerClock.now.nanosecondsSinceEpoch
 
     func instant(_ instant: ContinuousClock.Instant) -> EpochInstant {
+        // A transport may report any instant: the arithmetic saturates instead of trapping.
         let (seconds, attoseconds) = (now - instant).components
-        let ago = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        let nanoseconds = Int64(clamping: wall) - ago
-        return EpochInstant(nanosecondsSinceEpoch: UInt64(max(0, nanoseconds)))
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let ago = overflow ? (seconds < 0 ? Int64.min : Int64.max) : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        let (nanoseconds, wrapped) = Int64(clamping: wall).subtractingReportingOverflow(ago)
+        let clamped = wrapped ? (ago < 0 ? Int64.max : 0) : nanoseconds
+        return EpochInstant(nanosecondsSinceEpoch: UInt64(max(0, clamped)))
     }
 }
 

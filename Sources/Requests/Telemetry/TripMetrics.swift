@@ -18,7 +18,7 @@ struct TripMetrics: Sendable {
     init(_ request: OutgoingRequest, factory: any MetricsFactory) {
         self.factory = factory
         let target = request.target
-        var dimensions = [("http.request.method", request.method.rawValue), ("server.address", target.host)]
+        var dimensions = [("http.request.method", HTTPAttributes.method(request.method)), ("server.address", target.host)]
         if let port = HTTPAttributes.port(target) {
             dimensions.append(("server.port", String(port)))
         }

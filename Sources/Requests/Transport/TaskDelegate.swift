@@ -118,22 +118,20 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             guard let start, let end else { return nil }
             return .seconds(max(0, end.timeIntervalSince(start)))
         }
+        var connection: ConnectionTimings?
         if transaction.isReusedConnection {
-            handle.connected(ConnectionTimings(isReused: true))
+            connection = ConnectionTimings(isReused: true)
         } else if transaction.connectStartDate != nil || transaction.domainLookupStartDate != nil {
-            handle.connected(ConnectionTimings(
+            connection = ConnectionTimings(
                 isReused: false,
                 dns: span(transaction.domainLookupStartDate, transaction.domainLookupEndDate),
                 connect: span(transaction.connectStartDate, transaction.connectEndDate),
                 tls: span(transaction.secureConnectionStartDate, transaction.secureConnectionEndDate)
-            ))
+            )
         }
-        if let sent = instant(transaction.requestEndDate) {
-            handle.requestSent(at: sent)
-        }
-        if let first = instant(transaction.responseStartDate) {
-            handle.responseStarted(at: first)
-        }
+        // The task's own measurements replace the marks its callbacks left.
+        handle.measured(connection: connection, requestSent: instant(transaction.requestEndDate),
+                        responseStart: instant(transaction.responseStartDate))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -75,6 +75,16 @@ public final class TransferHandle: Sendable {
         }
     }
 
+    /// Replaces the marks with an engine's own measurements, which are more exact than the
+    /// moments its callbacks ran (`URLSessionTaskMetrics`, which arrive last).
+    func measured(connection: ConnectionTimings?, requestSent: ContinuousClock.Instant?, responseStart: ContinuousClock.Instant?) {
+        state.withLock { state in
+            if let connection { state.connection = connection }
+            if let requestSent { state.requestSent = requestSent }
+            if let responseStart { state.responseStart = responseStart }
+        }
+    }
+
     /// The phases the engine reported so far, for a trip that started at `start`: what a
     /// transport that wraps another (a recorder) reads to time its own entries.
     ///
