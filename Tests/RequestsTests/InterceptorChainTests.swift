@@ -169,15 +169,28 @@ private struct Repeat: Interceptor {
     }
 
     @Test func aTimeoutIsReportedOnceAsTheCallsFailure() async throws {
-        let monitor = RecordingMonitor()
-        let cancelled = Guarded(false)
-        let session = Session(transport: MockTransport.hanging(noting: cancelled), monitors: [monitor])
-        _ = try? await session.request("https://example.com/slow", timeout: .milliseconds(100))
-        for _ in 0..<100 where !cancelled.withLock({ $0 }) {
-            try await Task.sleep(for: .milliseconds(10))
+        // On a loaded machine the call's deadline can pass before the chain reaches the transport;
+        // then the timeout is the call's alone (attempt 0). Lengthen the deadline until the trip
+        // starts in time, so the test bounds its wait by the lateness it measured.
+        var timeout = Duration.milliseconds(100)
+        for _ in 0..<6 {
+            let monitor = RecordingMonitor()
+            let cancelled = Guarded(false)
+            let session = Session(transport: MockTransport.hanging(noting: cancelled), monitors: [monitor])
+            _ = try? await session.request("https://example.com/slow", timeout: timeout)
+            if monitor.events == ["fail 0 timedOut"] {
+                timeout *= 4
+                continue
+            }
+            for _ in 0..<1000 where !cancelled.withLock({ $0 }) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(cancelled.withLock { $0 })
+            #expect(monitor.events == ["send 1 GET /slow", "fail 1 timedOut"])
+            return
         }
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(monitor.events == ["send 1 GET /slow", "fail 1 timedOut"])
+        Issue.record("the transport was never reached before the deadline, even at \(timeout / 4)")
     }
 }
 
