@@ -25,6 +25,9 @@ struct AlamofireStyleQuery {
             for value in array {
                 components += queryComponents(fromKey: "\(key)[]", value: value)
             }
+        case is NSNull:
+            // Dropped, as `URLEncoding`'s default `nilEncoding` drops it, so both write the same.
+            break
         case let bool as Bool:
             components.append((escape(key), escape(bool ? "1" : "0")))
         default:

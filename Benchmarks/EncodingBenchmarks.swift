@@ -15,35 +15,14 @@ struct EncodingBenchmarks {
 
     func run(filter: String?) throws -> [Row] {
         var rows: [Row] = []
-        /// `operationsPerCall` turns a call's time into a time per item (per pair, for scaling rows);
-        /// `large` rows report the peak memory reached while ours ran.
         func selected(_ group: String, _ name: String) -> Bool {
             filter.map { "\(group) \(name)".localizedCaseInsensitiveContains($0) } ?? true
         }
         func add(_ group: String, _ name: String, baseline baselineName: String, bytes: Int, operationsPerCall: Int = 1,
-                 large: Bool = false, ours: () throws -> Void, baseline: (() throws -> Void)?) throws {
+                 large: Bool = false, target: String = "", ours: () throws -> Void, baseline: (() throws -> Void)?) throws {
             guard selected(group, name) else { return }
-            if large { PeakMemory.reset() }
-            var row: Row
-            if let baseline, !oursOnly {
-                // The rounds interleave the baseline, so a large row's peak comes from one call of
-                // ours alone, before them.
-                var peak: Int?
-                if large {
-                    try ours()
-                    peak = PeakMemory.peak()
-                }
-                let (oursTime, baselineTime, ratio) = try measure.paired(ours: ours, baseline: baseline)
-                row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes),
-                          ours: oursTime / Double(operationsPerCall), baseline: baselineTime)
-                row.pairedRatio = ratio
-                row.peakMemory = peak
-            } else {
-                let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
-                row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: nil)
-                row.peakMemory = large ? PeakMemory.peak() : nil
-            }
-            rows.append(row)
+            rows.append(try row(group, name, baseline: baselineName, bytes: bytes, operationsPerCall: operationsPerCall,
+                                large: large, target: target, ours: ours, baseline: baseline))
         }
 
         let encoding = URLEncoding.default
@@ -64,7 +43,7 @@ struct EncodingBenchmarks {
             baseline: { consume(urlComponentsQuery(Workloads.flat)) })
         let nested = Workloads.nested
         let nestedAny: [String: Any] = nested
-        try add("query", "nested 150 pairs", baseline: "Alamofire-style", bytes: try encoding.query(nested).utf8.count,
+        try add("query", "nested 150 pairs", baseline: "Alamofire-style", bytes: try encoding.query(nested).utf8.count, target: "≥ 12x",
             ours: { consume(try encoding.query(nested)) },
             baseline: { consume(alamofire.query(nestedAny)) })
 
@@ -73,10 +52,10 @@ struct EncodingBenchmarks {
         let get = URLRequest(url: url)
         var post = URLRequest(url: url)
         post.httpMethod = "POST"
-        try add("URLEncoding", "GET nested 150", baseline: "Alamofire-style", bytes: 0,
+        try add("URLEncoding", "GET nested 150", baseline: "Alamofire-style", bytes: 0, target: "≥ 12x",
             ours: { consume(try encoding.encode(get, with: nested)) },
             baseline: { consume(alamofire.encodeGET(get, with: nestedAny)) })
-        try add("URLEncoding", "POST nested 150", baseline: "Alamofire-style", bytes: 0,
+        try add("URLEncoding", "POST nested 150", baseline: "Alamofire-style", bytes: 0, target: "≥ 12x",
             ours: { consume(try encoding.encode(post, with: nested)) },
             baseline: { consume(alamofire.encodeBody(post, with: nestedAny)) })
 
@@ -84,14 +63,14 @@ struct EncodingBenchmarks {
         let json = JSONEncoding.default
         // Both sides build the same request: the body and its `Content-Type`, as Alamofire's
         // `JSONEncoding` does around `JSONSerialization`.
-        try add("JSONEncoding", "nested 150", baseline: "JSONSerialization", bytes: try json.data(for: nested).count,
+        try add("JSONEncoding", "nested 150", baseline: "JSONSerialization", bytes: try json.data(for: nested).count, target: "≥ 25x",
             ours: { consume(try json.encode(post, with: nested)) },
             baseline: { consume(try Self.jsonRequest(post, body: JSONSerialization.data(withJSONObject: nestedAny, options: [.sortedKeys]))) })
         let plistValue = nested
         for (name, encoder, format) in [("XML", PropertyListEncoding.xml, PropertyListSerialization.PropertyListFormat.xml),
                                         ("binary", .binary, .binary)] {
             try add("PropertyListEncoding", "\(name) nested 150", baseline: "PropertyListSerialization",
-                bytes: try encoder.data(for: plistValue).count,
+                bytes: try encoder.data(for: plistValue).count, target: "≥ 8x",
                 ours: { consume(try encoder.encode(post, with: plistValue)) },
                 baseline: { consume(try PropertyListSerialization.data(fromPropertyList: plistValue, format: format, options: 0)) })
         }
@@ -101,13 +80,13 @@ struct EncodingBenchmarks {
         let jsonEncoder = JSONEncoder()
         jsonEncoder.outputFormatting = .sortedKeys
         let formEncoder = URLEncodedFormEncoder()
-        try add("Encodable", "URLEncodedFormEncoder nested 150", baseline: "JSONEncoder", bytes: try formEncoder.encode(model).utf8.count,
+        try add("Encodable", "URLEncodedFormEncoder nested 150", baseline: "JSONEncoder", bytes: try formEncoder.encode(model).utf8.count, target: "≥ 3x",
             ours: { consume(try formEncoder.encode(model)) },
             baseline: { consume(try jsonEncoder.encode(model)) })
         // Both sides build the same request, as Alamofire's `JSONParameterEncoder` does around
         // `JSONEncoder`; the next row leaves the request out.
         let jsonParameters = JSONParameterEncoder.default
-        try add("Encodable", "JSONParameterEncoder POST nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
+        try add("Encodable", "JSONParameterEncoder POST nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count, target: "≥ 3x",
             ours: { consume(try jsonParameters.encode(model, into: post)) },
             baseline: { consume(try Self.jsonRequest(post, body: jsonEncoder.encode(model))) })
         let jsonBody = JSONBody(model, encoder: jsonEncoder)
@@ -119,16 +98,71 @@ struct EncodingBenchmarks {
             ours: { try DiscardingEncoder().encode(model) },
             baseline: { consume(try jsonEncoder.encode(model)) })
 
-        // Scaling: cost per pair should stay flat.
+        // Every encoder on other shapes of input.
+        rows += try shapeRows(selected: selected)
+
+        // Scaling: cost per pair should stay flat. Each size's baseline is the cost per pair at
+        // 1,000 pairs, measured in this run: at 100,000 within 1.5x of it, at 1,000,000 within 2.5x.
+        // The memory a large call needs beyond its input: at most twice what it writes.
+        var perPairAt1000: [String: Double] = [:]
         for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000]
         where selected("scaling", "query \(count) pairs (per pair)") || selected("scaling", "JSONEncoding \(count) pairs (per pair)") {
             let parameters = Workloads.scaling(count)
-            try add("scaling", "query \(count) pairs (per pair)", baseline: "-", bytes: 0, operationsPerCall: count,
-                large: count >= 100_000, ours: { consume(try encoding.query(parameters)) }, baseline: nil)
-            try add("scaling", "JSONEncoding \(count) pairs (per pair)", baseline: "-", bytes: 0, operationsPerCall: count,
-                large: count >= 100_000, ours: { consume(try json.data(for: parameters)) }, baseline: nil)
+            for (encoder, body) in [("query", { try encoding.query(parameters).utf8.count }),
+                                    ("JSONEncoding", { try json.data(for: parameters).count })] as [(String, () throws -> Int)] {
+                let name = "\(encoder) \(count) pairs (per pair)"
+                guard selected("scaling", name) else { continue }
+                let large = count >= 100_000
+                var row = try self.row("scaling", name, baseline: "-", bytes: 0, operationsPerCall: count, large: large,
+                                       ours: { consume(try body()) }, baseline: nil)
+                if count == 1_000 { perPairAt1000[encoder] = row.ours }
+                if large, let reference = perPairAt1000[encoder] {
+                    var scaled = Row(group: row.group, name: row.name, baselineName: "1000 pairs, per pair", throughput: .none,
+                                     ours: row.ours, baseline: reference)
+                    scaled.peakMemory = row.peakMemory
+                    scaled.extraMemory = row.extraMemory
+                    scaled.outputBytes = try body()
+                    scaled.target = (count >= 1_000_000 ? "≥ 0.4x" : "≥ 0.67x") + (row.extraMemory == nil ? "" : ", extra ≤ 2x output")
+                    row = scaled
+                }
+                rows.append(row)
+            }
         }
         return rows
+    }
+
+    /// Measures one row: ours against `baseline` in alternating rounds, or ours alone.
+    ///
+    /// `operationsPerCall` turns a call's time into a time per item (per pair, for scaling rows);
+    /// `large` rows report the peak memory reached while ours ran, and how far it rose above
+    /// the resident size before (the input's own memory is resident already).
+    func row(_ group: String, _ name: String, baseline baselineName: String, bytes: Int, operationsPerCall: Int = 1,
+             large: Bool = false, target: String = "", ours: () throws -> Void, baseline: (() throws -> Void)?) throws -> Row {
+        let before = large ? PeakMemory.reset() : nil
+        var row: Row
+        if let baseline, !oursOnly {
+            // The rounds interleave the baseline, so a large row's peak comes from one call of
+            // ours alone, before them.
+            var peak: Int?
+            if large {
+                try ours()
+                peak = PeakMemory.peak()
+            }
+            let (oursTime, baselineTime, ratio) = try measure.paired(ours: ours, baseline: baseline)
+            row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes),
+                      ours: oursTime / Double(operationsPerCall), baseline: baselineTime)
+            row.pairedRatio = ratio
+            row.peakMemory = peak
+        } else {
+            let oursTime = try measure.nanosecondsPerOperation(ours) / Double(operationsPerCall)
+            row = Row(group: group, name: name, baselineName: baselineName, throughput: .bytes(bytes), ours: oursTime, baseline: nil)
+            row.peakMemory = large ? PeakMemory.peak() : nil
+        }
+        if let before, let peak = row.peakMemory {
+            row.extraMemory = max(0, peak - before)
+        }
+        row.target = target
+        return row
     }
 
     /// `request` with `body` and a JSON `Content-Type`, built the way Alamofire's JSON encoders

@@ -169,12 +169,23 @@ struct Row {
     var pairedRatio: Double?
     /// The process's peak resident memory while our side of a large row ran, in bytes.
     var peakMemory: Int?
+    /// How far the peak rose above the resident size before the row (which holds its input).
+    var extraMemory: Int?
+    /// The size of what one call of ours produces, for a target on ``extraMemory``.
+    var outputBytes: Int?
 
     var ratio: Double? { pairedRatio ?? baseline.map { $0 / ours } }
 
     /// Whether the row met its target (`≥ 5x`, `peak < 64 MiB`, `< 20 µs`); `nil` without a
     /// target, or one this reading does not know.
     var targetMet: Bool? {
+        // Several targets are separated by commas; the row meets them all or none.
+        let results = target.split(separator: ",").map { met($0.trimmingCharacters(in: .whitespaces)) }
+        if results.isEmpty || results.contains(where: { $0 == nil }) { return nil }
+        return !results.contains(false)
+    }
+
+    private func met(_ target: String) -> Bool? {
         let words = target.split(separator: " ")
         func number(_ text: Substring) -> Double? {
             Double(text.filter { $0.isNumber || $0 == "." })
@@ -189,6 +200,10 @@ struct Row {
         case 4 where words[0] == "peak" && words[1] == "<" && words[3] == "MiB":
             guard let goal = number(words[2]), let peakMemory else { return nil }
             return Double(peakMemory) < goal * 1_048_576
+        case 4 where words[0] == "extra" && words[1] == "≤" && words[3] == "output":
+            // `extra ≤ 2x output`: the memory beyond the input at most twice the output's size.
+            guard let goal = number(words[2]), let extraMemory, let outputBytes else { return nil }
+            return Double(extraMemory) <= goal * Double(outputBytes)
         default:
             return nil
         }
@@ -203,7 +218,9 @@ enum Table {
                 "\(row.group): \(row.name)",
                 format(nanoseconds: row.ours),
                 throughput(row),
-                row.peakMemory.map(PeakMemory.format) ?? "-",
+                row.peakMemory.map { peak in
+                    PeakMemory.format(peak) + (row.extraMemory.map { " (+\(PeakMemory.format($0)))" } ?? "")
+                } ?? "-",
                 row.baselineName,
                 row.baseline.map(format(nanoseconds:)) ?? "-",
                 row.ratio.map { String(format: $0 < 10 ? "%.2fx" : "%.1fx", $0) } ?? "-",

@@ -9,9 +9,16 @@ import Foundation
 /// (`getrusage`), which is still an upper bound.
 enum PeakMemory {
     /// Starts a new peak at the current resident size, where the platform allows it.
-    static func reset() {
+    ///
+    /// - Returns: The resident size the new peak starts from, in bytes; `nil` where the peak
+    ///   cannot be reset.
+    @discardableResult
+    static func reset() -> Int? {
         #if os(Linux)
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+        return statusField("VmRSS:")
+        #else
+        return nil
         #endif
     }
 

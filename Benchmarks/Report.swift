@@ -19,6 +19,8 @@ enum Report {
             entry["target"] = row.target.isEmpty ? nil : row.target
             entry["targetMet"] = row.targetMet
             entry["peakMemoryBytes"] = row.peakMemory
+            entry["extraMemoryBytes"] = row.extraMemory
+            entry["outputBytes"] = row.outputBytes
             switch row.throughput {
             case .bytes(let bytes) where bytes > 0: entry["megabytesPerSecond"] = Double(bytes) / row.ours * 1e3
             case .operations: entry["operationsPerSecond"] = 1e9 / row.ours

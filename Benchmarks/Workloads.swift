@@ -63,11 +63,12 @@ enum Workloads {
 /// A parameter tree as an `Encodable` value, so the `Encodable` encoders see the same data as
 /// the `Parameters` ones.
 enum EncodableTree: Encodable {
-    case string(String), integer(Int), bool(Bool), double(Double)
+    case string(String), integer(Int), bool(Bool), double(Double), null
     case array([EncodableTree]), object([String: EncodableTree])
 
     init(_ value: Any) {
         switch value {
+        case is NSNull: self = .null
         case let value as String: self = .string(value)
         case let value as Bool: self = .bool(value)
         case let value as Int: self = .integer(value)
@@ -85,6 +86,7 @@ enum EncodableTree: Encodable {
         case .integer(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
+        case .null: try container.encodeNil()
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
