@@ -76,6 +76,9 @@ enum ParameterValue {
         if type == CommonTypes.anyArray {
             return .children(.indexed(unsafeBitCast(value, to: [Any].self)))
         }
+        // `NSNull`, the usual null of a dictionary, by its exact class: otherwise it would reach
+        // the end of the casts below, each a failed conformance lookup (microseconds a value).
+        if type == CommonTypes.null { return .null }
         return classifyUncommon(value)
     }
 
@@ -167,4 +170,5 @@ private enum CommonTypes {
     static let parametersArray: Any.Type = [[String: any Sendable]].self
     static let anyDictionary: Any.Type = [String: Any].self
     static let anyArray: Any.Type = [Any].self
+    static let null: Any.Type = NSNull.self
 }
