@@ -22,6 +22,34 @@ public protocol ParameterEncoder: Sendable {
     /// - Throws: The encoder's error (an `EncodingError` naming the coding path, or
     ///   ``ParameterEncodingError``), or the error thrown while building the request.
     func encode<Parameters: Encodable>(_ parameters: Parameters?, into request: any URLRequestConvertible) throws -> URLRequest
+
+    /// Writes `parameters` into `target`: a `URLRequest`, or a request value of another library
+    /// (the Requests module's `OutgoingRequest`) that the built-in encoders write into directly,
+    /// without building a `URLRequest` on the way.
+    ///
+    /// The default goes through ``encode(_:into:)-(Parameters?,any URLRequestConvertible)`` and
+    /// ``EncodingTarget/replace(with:)``, so an encoder that knows only that method works unchanged.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value to encode; `nil` leaves the target unchanged.
+    ///   - target: The request to write into.
+    /// - Throws: What the encoder throws, or the error of a request the target cannot take.
+    func encode<Parameters: Encodable, Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws
+}
+
+extension ParameterEncoder {
+    /// Writes `parameters` into `target` through a `URLRequest`: what an encoder that knows only
+    /// ``encode(_:into:)-(Parameters?,any URLRequestConvertible)`` does.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value to encode; `nil` leaves the target unchanged.
+    ///   - target: The request to write into.
+    /// - Throws: What the encoder throws, or what ``EncodingTarget/replace(with:)`` throws.
+    public func encode<Parameters: Encodable, Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let parameters else { return }
+        let encoded = try encode(parameters, into: target)
+        try target.replace(with: encoded)
+    }
 }
 
 // MARK: - ParameterEncoder presets
@@ -107,6 +135,18 @@ public struct JSONParameterEncoder: ParameterEncoder {
         request.setBody(try EncodableJSON.data(parameters, encoder: encoder), defaultContentType: "application/json")
         return request
     }
+
+    /// Writes `parameters` as the target's JSON body, with `Content-Type: application/json`
+    /// unless the target has one.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value; `nil` leaves the target unchanged.
+    ///   - target: The request to write into.
+    /// - Throws: The `EncodingError` of the encoder (a NaN, say, with its coding path).
+    public func encode<Parameters: Encodable, Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let parameters else { return }
+        target.setBody(try EncodableJSON.data(parameters, encoder: encoder), defaultContentType: "application/json")
+    }
 }
 
 // MARK: - URLEncodedFormParameterEncoder
@@ -152,5 +192,18 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         let request = try request.asURLRequest()
         guard let parameters else { return request }
         return try encoder.urlEncoding(destination: destination).apply(encoder.queryBuffer(parameters), to: request)
+    }
+
+    /// Writes `parameters` into the target's query string or form body, as
+    /// ``encode(_:into:)-(Parameters?,any URLRequestConvertible)`` does into a `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - parameters: The value, which must encode a keyed container; `nil` leaves the target unchanged.
+    ///   - target: The request to write into.
+    /// - Throws: What ``URLEncodedFormEncoder/encode(_:)`` throws, or ``ParameterEncodingError``
+    ///   when the query does not form a URL.
+    public func encode<Parameters: Encodable, Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        guard let parameters else { return }
+        try encoder.urlEncoding(destination: destination).apply(encoder.queryBuffer(parameters), to: &target)
     }
 }

@@ -69,6 +69,31 @@ public struct ParameterSet: Sendable {
     /// - Throws: ``ParameterEncodingError`` with code ``ParameterEncodingError/Code/conflictingBodies``
     ///   when two sets ask for different body encodings, or what an encoding throws.
     public static func encode(_ sets: [ParameterSet], into request: any URLRequestConvertible) throws -> URLRequest {
+        let merged = try merge(sets)
+        var request = try request.asURLRequest()
+        for set in merged {
+            request = try set.encoding.encode(consume request, with: set.parameters)
+        }
+        return request
+    }
+
+    /// Writes every set into `target`, each with its encoding's ``ParameterEncoding/encode(_:into:)``:
+    /// the built-in encodings write straight into it, without a `URLRequest` on the way.
+    ///
+    /// - Parameters:
+    ///   - sets: The sets, in order; later keys win where sets merge.
+    ///   - target: The request to write into.
+    /// - Throws: ``ParameterEncodingError`` with code ``ParameterEncodingError/Code/conflictingBodies``
+    ///   when two sets ask for different body encodings, or what an encoding throws.
+    public static func encode<Target: EncodingTarget>(_ sets: [ParameterSet], into target: inout Target) throws {
+        for set in try merge(sets) {
+            try set.encoding.encode(set.parameters, into: &target)
+        }
+    }
+
+    /// The sets with the same placement and encoding merged (later keys win), in the order of
+    /// their first appearance.
+    private static func merge(_ sets: [ParameterSet]) throws -> [ParameterSet] {
         var merged: [ParameterSet] = []
         for (position, set) in sets.enumerated() {
             if let index = merged.firstIndex(where: { $0.placement == set.placement && sameEncoding($0.encoding, set.encoding) }) {
@@ -83,11 +108,7 @@ public struct ParameterSet: Sendable {
                 merged.append(set)
             }
         }
-        var request = try request.asURLRequest()
-        for set in merged {
-            request = try set.encoding.encode(consume request, with: set.parameters)
-        }
-        return request
+        return merged
     }
 
     /// Whether two encodings write the same way: the same type with equal options. Custom array

@@ -176,6 +176,11 @@ struct EncoderEncoding<Value: Encodable & Sendable>: ParameterEncoding {
     func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         try encoder.encode(value, into: urlRequest)
     }
+
+    /// The value written straight into the request, as the built-in encodings write.
+    func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        try encoder.encode(value, into: &target)
+    }
 }
 
 /// Writes parameter sets as a building step.
@@ -184,5 +189,10 @@ struct SetsEncoding: ParameterEncoding {
 
     func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
         try ParameterSet.encode(sets, into: urlRequest)
+    }
+
+    /// The sets written straight into the request, as the built-in encodings write.
+    func encode<Target: EncodingTarget>(_ parameters: Parameters?, into target: inout Target) throws {
+        try ParameterSet.encode(sets, into: &target)
     }
 }
