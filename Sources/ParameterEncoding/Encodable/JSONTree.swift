@@ -102,7 +102,7 @@ extension JSONTree {
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
         if T.self == URL.self { return .string(unsafeBitCast(value, to: URL.self).absoluteString) }
-        if T.self == Decimal.self { return .numberText(unsafeBitCast(value, to: Decimal.self).description) }
+        if T.self == Decimal.self { return .numberText(DecimalText.text(unsafeBitCast(value, to: Decimal.self))) }
         return nil
     }
 }

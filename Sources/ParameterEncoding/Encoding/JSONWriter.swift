@@ -122,7 +122,7 @@ struct JSONWriter: ~Copyable {
         case .float(let float): try writeNumber(float)
         case .decimal(let decimal):
             guard !decimal.isNaN else { throw invalid("NaN is not a valid number") }
-            append(decimal.description)
+            append(DecimalText.text(decimal))
         case .jsonText(let node): throw unsupported(node)
         case .date(let date): throw unsupported(date)
         case .data(let data): throw unsupported(data)

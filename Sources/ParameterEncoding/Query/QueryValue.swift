@@ -32,7 +32,7 @@ extension QueryWriter {
         case .keyed(let entries): return .described(entries)
         case .otherInteger(let integer): writePair(integer: integer)
         case .float(let float): writePair(text: float.description)
-        case .decimal(let decimal): writePair(text: decimal.description)
+        case .decimal(let decimal): writePair(text: DecimalText.text(decimal))
         case .date(let date): writePair(text: String(describing: date))
         case .data(let data): writePair(text: String(describing: data))
         case .unsupported(let value): writePair(text: String(describing: value))
