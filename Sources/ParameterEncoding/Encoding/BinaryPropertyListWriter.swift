@@ -17,25 +17,27 @@ struct BinaryPropertyListWriter {
         offsets.reserveCapacity(objectCount)
     }
 
-    /// Encodes a tree made of `[String: Any]`, `[Any]`, `String`, `Bool`, integers, `Double`,
-    /// `NSNumber`, `Date` and `Data`.
-    static func encode(_ root: Any) throws -> Data {
+    /// Encodes a normalized tree.
+    static func encode(_ root: PropertyListNode) -> Data {
         var writer = BinaryPropertyListWriter(objectCount: countObjects(root))
-        let top = try writer.writeTree(root)
+        let top = writer.writeTree(root)
         return writer.finish(topObject: top)
     }
 
     /// One object per value, plus one per dictionary key; counted without recursion.
-    private static func countObjects(_ root: Any) -> Int {
+    private static func countObjects(_ root: PropertyListNode) -> Int {
         var count = 0
-        var pending: [Any] = [root]
+        var pending: [PropertyListNode] = [root]
         while let value = pending.popLast() {
             count += 1
-            if let dictionary = value as? [String: Any] {
-                count += dictionary.count
-                pending.append(contentsOf: dictionary.values)
-            } else if let array = value as? [Any] {
-                pending.append(contentsOf: array)
+            switch value {
+            case .dictionary(let keys, let values):
+                count += keys.count
+                pending.append(contentsOf: values)
+            case .array(let values):
+                pending.append(contentsOf: values)
+            default:
+                break
             }
         }
         return count
@@ -46,7 +48,7 @@ struct BinaryPropertyListWriter {
     /// An open container: its children and the object numbers of those already written.
     private struct Frame {
         let keyReferences: [Int]?
-        let values: [Any]
+        let values: [PropertyListNode]
         var references: [Int] = []
 
         var isComplete: Bool { references.count == values.count }
@@ -54,18 +56,20 @@ struct BinaryPropertyListWriter {
 
     /// Writes the tree children first, with open containers on an explicit stack so any depth
     /// uses the same small amount of thread stack. Returns the root's object number.
-    private mutating func writeTree(_ root: Any) throws -> Int {
+    private mutating func writeTree(_ root: PropertyListNode) -> Int {
         var stack: [Frame] = []
         var pending = root
         while true {
-            if let dictionary = pending as? [String: Any] {
-                let keys = KeyOrder.sorted(Array(dictionary.keys))
-                let keyReferences = keys.map { writeString($0) }
-                stack.append(Frame(keyReferences: keyReferences, values: keys.compactMap { dictionary[$0] }))
-            } else if let array = pending as? [Any] {
-                stack.append(Frame(keyReferences: nil, values: array))
-            } else {
-                let reference = try writeScalar(pending)
+            switch pending {
+            case .dictionary(let keys, let values):
+                var keyReferences: [Int] = []
+                keyReferences.reserveCapacity(keys.count)
+                for key in keys { keyReferences.append(writeString(key)) }
+                stack.append(Frame(keyReferences: keyReferences, values: values, references: Self.references(values.count)))
+            case .array(let values):
+                stack.append(Frame(keyReferences: nil, values: values, references: Self.references(values.count)))
+            default:
+                let reference = writeScalar(pending)
                 guard !stack.isEmpty else { return reference }
                 stack[stack.count - 1].references.append(reference)
             }
@@ -75,16 +79,24 @@ struct BinaryPropertyListWriter {
                 guard !stack.isEmpty else { return reference }
                 stack[stack.count - 1].references.append(reference)
             }
-            let top = stack[stack.count - 1]
-            pending = top.values[top.references.count]
+            let top = stack.count - 1
+            pending = stack[top].values[stack[top].references.count]
         }
+    }
+
+    /// An empty list of object numbers with room for `count`.
+    private static func references(_ count: Int) -> [Int] {
+        var references: [Int] = []
+        references.reserveCapacity(count)
+        return references
     }
 
     private mutating func writeContainer(_ frame: Frame) -> Int {
         beginObject { writer in
             if let keyReferences = frame.keyReferences {
                 writer.writeMarker(0xD0, count: keyReferences.count)
-                for reference in keyReferences + frame.references { writer.writeReference(reference) }
+                for reference in keyReferences { writer.writeReference(reference) }
+                for reference in frame.references { writer.writeReference(reference) }
             } else {
                 writer.writeMarker(0xA0, count: frame.references.count)
                 for reference in frame.references { writer.writeReference(reference) }
@@ -93,47 +105,34 @@ struct BinaryPropertyListWriter {
     }
 
     /// Writes one value that is not a container and returns its object number.
-    private mutating func writeScalar(_ value: Any) throws -> Int {
-        if let string = value as? String {
+    private mutating func writeScalar(_ value: PropertyListNode) -> Int {
+        switch value {
+        case .string(let string):
             return writeString(string)
-        }
-        if let bool = value as? Bool, type(of: value) == Bool.self {
+        case .bool(let bool):
             return beginObject { $0.bytes.append(bool ? 0x09 : 0x08) }
-        }
-        if let integer = value as? Int, type(of: value) == Int.self {
+        case .integer(let integer):
             return beginObject { $0.writeInteger(Int64(integer)) }
-        }
-        if let double = value as? Double, type(of: value) == Double.self {
+        case .unsigned(let unsigned):
+            return beginObject { $0.writeUnsigned(unsigned) }
+        case .real(let double):
             return beginObject { $0.writeReal(double) }
-        }
-        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+        case .number(let number):
             return beginObject { $0.writeNumber(number) }
-        }
-        if let integer = value as? any BinaryInteger {
-            if let signed = Int64(exactly: integer) {
-                return beginObject { $0.writeInteger(signed) }
-            }
-            if let unsigned = UInt64(exactly: integer) {
-                return beginObject { $0.writeUnsigned(unsigned) }
-            }
-        }
-        if let date = value as? Date {
+        case .date(let date):
             return beginObject {
                 $0.bytes.append(0x33)
                 $0.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, width: 8)
             }
-        }
-        if let data = value as? Data {
+        case .data(let data):
             return beginObject {
                 $0.writeMarker(0x40, count: data.count)
                 $0.bytes.append(contentsOf: data)
             }
+        case .dictionary, .array:
+            // Containers are written by ``writeTree(_:)``, never as scalars.
+            return beginObject { $0.writeMarker(0xA0, count: 0) }
         }
-        throw ParameterEncodingError(
-            .invalidPropertyListValue,
-            detail: "values of type \(String(describing: type(of: value))) are not supported",
-            path: []
-        )
     }
 
     private mutating func beginObject(_ body: (inout BinaryPropertyListWriter) -> Void) -> Int {

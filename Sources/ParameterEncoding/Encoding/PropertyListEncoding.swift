@@ -75,7 +75,7 @@ public struct PropertyListEncoding: ParameterEncoding {
         let normalized = try SerializableValue.normalize(propertyList, for: .propertyList(datesToTheSecond: format == .xml))
         switch format {
         case .binary:
-            return try BinaryPropertyListWriter.encode(normalized)
+            return BinaryPropertyListWriter.encode(normalized)
         case .xml:
             return try XMLPropertyListWriter.encode(normalized)
         default:

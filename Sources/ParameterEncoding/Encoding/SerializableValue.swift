@@ -3,7 +3,7 @@ import Foundation
 // MARK: - SerializableValue
 
 /// Checks a parameter tree against what a property list can hold, and rewrites it into the
-/// plain Foundation values the property-list writers take.
+/// typed tree the property-list writers take (``PropertyListNode``), dictionary keys sorted.
 ///
 /// Every rejection names the key path and the value or type at fault. (JSON needs no such pass:
 /// ``JSONWriter`` checks values as it writes them.)
@@ -22,12 +22,11 @@ enum SerializableValue {
         }
     }
 
-    /// Returns `value` as nested `[String: Any]`, `[Any]`, `String`, `Bool`, numbers, `Date`
-    /// and `Data`.
+    /// Returns `value` as a ``PropertyListNode`` tree, each dictionary's keys in ``KeyOrder``.
     ///
     /// The walk is iterative: open containers live on an explicit stack, so any depth up to
     /// ``ParameterEncodingError/maximumDepth`` uses the same small amount of thread stack.
-    static func normalize(_ root: Any, for format: Format) throws -> Any {
+    static func normalize(_ root: Any, for format: Format) throws -> PropertyListNode {
         var stack: [Frame] = []
         var pending = try classify(root, format)
         while true {
@@ -65,7 +64,7 @@ enum SerializableValue {
 
     /// A scalar's normalized value, or a container to open.
     private enum Step {
-        case value(Any)
+        case value(PropertyListNode)
         case container(Frame)
     }
 
@@ -76,17 +75,22 @@ enum SerializableValue {
         let keys: [String]?
         let values: [Any]
         var next = 0
-        var dictionary: [String: Any] = [:]
-        var array: [Any] = []
+        var results: [PropertyListNode] = []
 
         init(keys: [String]?, values: [Any]) {
             self.keys = keys
             self.values = values
-            if keys == nil { array.reserveCapacity(values.count) } else { dictionary.reserveCapacity(values.count) }
+            results.reserveCapacity(values.count)
         }
 
         var isComplete: Bool { next == values.count }
-        var result: Any { keys == nil ? array as Any : dictionary as Any }
+
+        /// The finished container: an array in order, or a dictionary in ``KeyOrder``.
+        var result: PropertyListNode {
+            guard let keys else { return .array(results) }
+            let order = KeyOrder.sortedIndices(keys)
+            return .dictionary(keys: order.map { keys[$0] }, values: order.map { results[$0] })
+        }
 
         /// The component of the child most recently started, for key paths.
         var lastComponent: KeyPathComponent {
@@ -98,12 +102,8 @@ enum SerializableValue {
             return values[next - 1]
         }
 
-        mutating func attach(_ value: Any) {
-            if let keys {
-                dictionary[keys[next - 1]] = value
-            } else {
-                array.append(value)
-            }
+        mutating func attach(_ value: PropertyListNode) {
+            results.append(value)
         }
     }
 
@@ -111,13 +111,13 @@ enum SerializableValue {
         switch _openExistential(value, do: classifyParameter) {
         case .text(let text):
             if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
-            return .value(text)
-        case .integer(let integer): return .value(integer)
-        case .bool(let bool): return .value(bool)
-        case .double(let double): return .value(double)
+            return .value(.string(text))
+        case .integer(let integer): return .value(.integer(integer))
+        case .bool(let bool): return .value(.bool(bool))
+        case .double(let double): return .value(.real(double))
         case .children(let children): return .container(try frame(children, format))
         case .null: throw nilError
-        case .number(let number): return .value(number.isBoolean ? number.boolValue as Any : number)
+        case .number(let number): return .value(number.isBoolean ? .bool(number.boolValue) : .number(number))
         case .rawJSON(let raw): return try classify(raw.root, format)
         case .jsonText(let node): return try classify(node, format)
         case .keyed(let entries):
@@ -125,15 +125,22 @@ enum SerializableValue {
             case .success(let children): return .container(try frame(children, format))
             case .failure(let key): throw ParameterEncodingError(.invalidPropertyListValue, detail: key.detail, path: [])
             }
-        case .otherInteger(let integer): return .value(Int(exactly: integer) ?? integer as Any)
+        case .otherInteger(let integer):
+            if let fitting = Int(exactly: integer) { return .value(.integer(fitting)) }
+            if let unsigned = UInt64(exactly: integer) { return .value(.unsigned(unsigned)) }
+            throw ParameterEncodingError(
+                .invalidPropertyListValue,
+                detail: "values of type \(String(describing: type(of: integer))) are not supported: \(integer) does not fit 64 bits",
+                path: []
+            )
         case .float(let float):
             // Through the shortest text, so 0.1 stays 0.1 rather than 0.100000001490116.
-            return .value(Double(float.description) ?? Double(float))
-        case .decimal(let decimal): return .value(try checked(decimal))
+            return .value(.real(Double(float.description) ?? Double(float)))
+        case .decimal(let decimal): return .value(.real(try checked(decimal)))
         case .date(let date):
             if format.datesToTheSecond { try checkXMLDate(date) }
-            return .value(date)
-        case .data(let data): return .value(data)
+            return .value(.date(date))
+        case .data(let data): return .value(.data(data))
         case .unsupported(let value):
             throw ParameterEncodingError(
                 .invalidPropertyListValue,
@@ -170,11 +177,11 @@ enum SerializableValue {
         switch node {
         case .string(let text):
             if format.leadingBOMDropped { try checkLeadingBOM(text, path: []) }
-            return .value(text)
+            return .value(.string(text))
         case .number(let text):
             return .value(try number(text))
         case .bool(let bool):
-            return .value(bool)
+            return .value(.bool(bool))
         case .null:
             throw nilError
         case .array(let elements):
@@ -196,7 +203,7 @@ enum SerializableValue {
     }
 
     /// A raw JSON number: an integer when written without a fraction or exponent, else a real.
-    private static func number(_ text: String) throws -> Any {
+    private static func number(_ text: String) throws -> PropertyListNode {
         if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
             guard let integer = Int(text) else {
                 throw ParameterEncodingError(
@@ -205,7 +212,7 @@ enum SerializableValue {
                     path: []
                 )
             }
-            return integer
+            return .integer(integer)
         }
         guard let double = Double(text), double.isFinite else {
             throw ParameterEncodingError(
@@ -214,7 +221,7 @@ enum SerializableValue {
                 path: []
             )
         }
-        return double
+        return .real(double)
     }
 
     /// Refuses a string that starts with U+FEFF, which an XML property list would not give back.
@@ -251,7 +258,7 @@ enum SerializableValue {
 
     private static let nilError = ParameterEncodingError(.invalidPropertyListValue, detail: "nil has no property-list form", path: [])
 
-    private static func checked(_ decimal: Decimal) throws -> Any {
+    private static func checked(_ decimal: Decimal) throws -> Double {
         if decimal.isNaN {
             throw ParameterEncodingError(.invalidPropertyListValue, detail: "NaN is not a valid number", path: [])
         }
@@ -265,4 +272,24 @@ enum SerializableValue {
         }
         return double
     }
+}
+
+// MARK: - PropertyListNode
+
+/// A value a property list holds, as ``SerializableValue`` hands it to the writers: typed, so
+/// that they switch over it instead of casting each value, with each dictionary's keys sorted.
+indirect enum PropertyListNode {
+    case string(String)
+    case bool(Bool)
+    case integer(Int)
+    /// An integer above `Int.max` that fits 64 bits unsigned.
+    case unsigned(UInt64)
+    case real(Double)
+    /// An `NSNumber` that is not a boolean.
+    case number(NSNumber)
+    case date(Date)
+    case data(Data)
+    /// Keys in ``KeyOrder``, each once, and their values in the same order.
+    case dictionary(keys: [String], values: [PropertyListNode])
+    case array([PropertyListNode])
 }

@@ -15,9 +15,8 @@ struct XMLPropertyListWriter {
         output.reserveCapacity(4_096)
     }
 
-    /// Encodes a tree made of `[String: Any]`, `[Any]`, `String`, `Bool`, integers, `Double`,
-    /// `NSNumber`, `Date` and `Data`.
-    static func encode(_ root: Any) throws -> Data {
+    /// Encodes a normalized tree.
+    static func encode(_ root: PropertyListNode) throws -> Data {
         var writer = XMLPropertyListWriter()
         writer.append(header)
         try writer.writeTree(root)
@@ -38,35 +37,33 @@ struct XMLPropertyListWriter {
     /// position of the next one.
     private struct Frame {
         let keys: [String]?
-        let values: [Any]
+        let values: [PropertyListNode]
         var next = 0
     }
 
     /// Writes the tree with open containers on an explicit stack, so any depth uses the same
     /// small amount of thread stack.
-    private mutating func writeTree(_ root: Any) throws {
+    private mutating func writeTree(_ root: PropertyListNode) throws {
         var stack: [Frame] = []
         var pending = root
         while true {
             indent(stack.count)
-            if let text = pending as? String {
-                writeElement("string", escaping: text)
-            } else if let dictionary = pending as? [String: Any] {
-                if dictionary.isEmpty {
+            switch pending {
+            case .dictionary(let keys, let values):
+                if keys.isEmpty {
                     append("<dict/>\n")
                 } else {
                     append("<dict>\n")
-                    let keys = KeyOrder.sorted(Array(dictionary.keys))
-                    stack.append(Frame(keys: keys, values: keys.compactMap { dictionary[$0] }))
+                    stack.append(Frame(keys: keys, values: values))
                 }
-            } else if let array = pending as? [Any] {
-                if array.isEmpty {
+            case .array(let values):
+                if values.isEmpty {
                     append("<array/>\n")
                 } else {
                     append("<array>\n")
-                    stack.append(Frame(keys: nil, values: array))
+                    stack.append(Frame(keys: nil, values: values))
                 }
-            } else {
+            default:
                 try writeScalar(pending, depth: stack.count)
             }
             // Close every finished container, then start the next child.
@@ -89,34 +86,20 @@ struct XMLPropertyListWriter {
 
     // MARK: Scalars
 
-    private mutating func writeScalar(_ value: Any, depth: Int) throws {
-        let type = type(of: value)
-        if type == Bool.self, let bool = value as? Bool {
-            return append(bool ? "<true/>\n" : "<false/>\n")
+    private mutating func writeScalar(_ value: PropertyListNode, depth: Int) throws {
+        switch value {
+        case .string(let text): writeElement("string", escaping: text)
+        case .bool(let bool): append(bool ? "<true/>\n" : "<false/>\n")
+        case .integer(let integer): writeInteger(integer)
+        case .unsigned(let unsigned): writeInteger(unsigned)
+        case .real(let double): writeReal(double)
+        case .number(let number): writeNumber(number)
+        case .date(let date): try writeDate(date)
+        case .data(let data): writeData(data, depth: depth)
+        case .dictionary, .array:
+            // Containers are written by ``writeTree(_:)``, never as scalars.
+            break
         }
-        if type == Int.self, let integer = value as? Int {
-            return writeInteger(integer)
-        }
-        if type == Double.self, let double = value as? Double {
-            return writeReal(double)
-        }
-        if type is NSNumber.Type, let number = value as? NSNumber {
-            return writeNumber(number)
-        }
-        if let integer = value as? any BinaryInteger {
-            return writeInteger(integer)
-        }
-        if let date = value as? Date {
-            return try writeDate(date)
-        }
-        if let data = value as? Data {
-            return writeData(data, depth: depth)
-        }
-        throw ParameterEncodingError(
-            .invalidPropertyListValue,
-            detail: "values of type \(String(describing: type)) are not supported",
-            path: []
-        )
     }
 
     private mutating func writeNumber(_ number: NSNumber) {
