@@ -114,6 +114,25 @@ import Testing
         }
     }
 
+    /// Keys of letters and `_` take a shorter path (byte order of their lowercase forms), which
+    /// agrees with Foundation, and leaves keys the same but for case to the collation keys.
+    @Test func letterKeysAgreeWithFoundation() {
+        var generator = SplitMix64(seed: 0x5EED_0002)
+        let alphabet = Array("aAbBzZ_yY")
+        for round in 0..<2_000 {
+            let count = round.isMultiple(of: 2) ? Int.random(in: 2...16, using: &generator) : Int.random(in: 17...40, using: &generator)
+            let keys = (0..<count).map { _ in
+                String((0..<Int.random(in: 0...20, using: &generator)).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+            }
+            let unique = Array(Set(keys))
+            let order = JSONKeyOrder.writingOrder(unique)
+            let ours = unique.indices.map { unique[order.slot($0)] }
+            let theirs = JSONKeyOrder.foundationSortedIndices(unique).map { unique[$0] }
+            #expect(ours == theirs)
+            if ours != theirs { return }
+        }
+    }
+
     // MARK: Differential
 
     /// 10,000 seeded random trees of strings, integers, booleans, arrays and dictionaries give

@@ -51,6 +51,73 @@ enum JSONKeyOrder {
         }
     }
 
+    /// The order to write a container's keys in: packed, without an array, when it is small.
+    static func writingOrder(_ keys: [String]) -> ChildOrder {
+        guard keys.count > 1 else { return .asGiven }
+        return letterKeysOrder(keys) ?? .positions(sortedIndices(keys))
+    }
+
+    /// The order of keys made only of ASCII letters and `_`, no two of them the same but for
+    /// case, or `nil` for any other keys. Such keys collate in the byte order of their lowercase
+    /// forms (`_` sorts before every letter in both orders, and without two keys the same but
+    /// for case no tie-break applies), so they are sorted as ``KeyOrder`` sorts ASCII keys: by
+    /// 16-byte prefixes as integers, in scratch space on the stack, with no collation keys built.
+    private static func letterKeysOrder(_ keys: [String]) -> ChildOrder? {
+        keys.withUnsafeBufferPointer { keys in
+            withUnsafeTemporaryAllocation(of: KeyOrder.Prefix.self, capacity: keys.count) { prefixes -> ChildOrder? in
+                for index in keys.indices {
+                    var prefix = KeyOrder.Prefix(index: index)
+                    var position = 0
+                    for byte in keys[index].utf8 {
+                        guard let folded = foldedLetter(byte) else { return nil }
+                        prefix.add(folded, at: position)
+                        position += 1
+                    }
+                    prefixes.initializeElement(at: index, to: prefix)
+                }
+                KeyOrder.sort(prefixes) { foldedOrder(keys[$0], keys[$1]) < 0 }
+                // Two keys the same but for case sit next to each other; their order needs the
+                // case tie-break, which the full collation keys have.
+                for position in prefixes.indices.dropFirst() {
+                    let previous = prefixes[position - 1]
+                    let current = prefixes[position]
+                    if previous.high == current.high, previous.low == current.low,
+                       foldedOrder(keys[previous.index], keys[current.index]) == 0 {
+                        return nil
+                    }
+                }
+                return ChildOrder.make(count: prefixes.count) { prefixes[$0].index }
+            }
+        }
+    }
+
+    /// A letter in lowercase, `_` as it is; `nil` for any other byte.
+    @inline(__always)
+    private static func foldedLetter(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "_"): byte
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte | 0x20
+        default: nil
+        }
+    }
+
+    /// Compares two keys of letters and `_` by their lowercase bytes: negative, zero or positive.
+    private static func foldedOrder(_ lhs: String, _ rhs: String) -> Int {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (l?, r?):
+                let a = l | (l >= UInt8(ascii: "A") && l <= UInt8(ascii: "Z") ? 0x20 : 0)
+                let b = r | (r >= UInt8(ascii: "A") && r <= UInt8(ascii: "Z") ? 0x20 : 0)
+                if a != b { return a < b ? -1 : 1 }
+            }
+        }
+    }
+
     /// Sorts with Foundation's comparison, as `JSONSerialization` does.
     static func foundationSortedIndices(_ keys: [String]) -> [Int] {
         var order = Array(keys.indices)

@@ -76,7 +76,7 @@ struct JSONWriter: ~Copyable {
             )
         }
         output.append(children.isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        stack.append(ChildCursor(children) { .positions(JSONKeyOrder.sortedIndices($0)) })
+        stack.append(ChildCursor(children, sortingKeysWith: JSONKeyOrder.writingOrder))
     }
 
     private mutating func close() {
