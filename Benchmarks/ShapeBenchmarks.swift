@@ -77,5 +77,8 @@ extension EncodingBenchmarks {
         try add("\(name): JSONParameterEncoder POST", "JSONEncoder", try jsonEncoder.encode(value).count, "≥ 3x",
                 { consume(try jsonParameters.encode(value, into: post)) },
                 { consume(try Self.jsonRequest(post, body: jsonEncoder.encode(value))) })
+        // The floor under any `Encoder` on this value: its own `encode(to:)` with nothing kept.
+        try add("\(name): encode(to:) alone, nothing kept", "JSONEncoder", 0, "",
+                { try DiscardingEncoder().encode(value) }, { consume(try jsonEncoder.encode(value)) })
     }
 }

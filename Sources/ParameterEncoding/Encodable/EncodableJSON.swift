@@ -27,6 +27,6 @@ enum EncodableJSON {
         let root = try JSONTreeEncoder(tree: tree, options: options).encodeTopLevel(value)
         var writer = JSONTreeWriter(tree: tree, prettyPrinted: options.prettyPrinted, escapingSlashes: options.escapingSlashes)
         writer.write(root)
-        return writer.output.data
+        return writer.takeData()
     }
 }

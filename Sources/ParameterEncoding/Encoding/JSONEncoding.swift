@@ -86,6 +86,6 @@ public struct JSONEncoding: ParameterEncoding {
     public func data(for jsonObject: any Sendable) throws -> Data {
         var writer = JSONWriter(options: options)
         try writer.write(jsonObject, fragmentsAllowed: options.contains(.fragmentsAllowed))
-        return writer.output.data
+        return writer.takeData()
     }
 }

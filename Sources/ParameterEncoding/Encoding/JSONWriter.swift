@@ -16,6 +16,11 @@ struct JSONWriter: ~Copyable {
     private let escapesSlashes: Bool
     /// The JSON written so far.
     private(set) var output = ByteBuffer(capacity: 1_024)
+
+    /// The output as `Data`, its storage handed over rather than copied.
+    consuming func takeData() -> Data {
+        output.takeData()
+    }
     /// Open containers, outermost first.
     private var stack: [ChildCursor] = []
     /// Whether the top-level value was a ``RawJSON`` array or object, written without opening one.

@@ -7,6 +7,10 @@ import Foundation
 /// Unlike `[UInt8]`, appending never checks whether the storage is shared, and space can be
 /// reserved once and then written through a pointer: the query writer appends a few bytes at a
 /// time, hundreds of times per request, and those checks were a large part of its cost.
+///
+/// The storage comes from `malloc`, so that growing a large buffer is a `realloc` (which moves
+/// pages rather than copying bytes, and never holds the old and new storage at once) and a
+/// finished buffer can become a `Data` without a copy (``takeData()``).
 struct ByteBuffer: ~Copyable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -14,11 +18,11 @@ struct ByteBuffer: ~Copyable {
 
     init(capacity: Int = 64) {
         self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = Self.reallocate(nil, to: self.capacity)
     }
 
     deinit {
-        base.deallocate()
+        free(base)
     }
 
     var isEmpty: Bool { count == 0 }
@@ -104,13 +108,39 @@ struct ByteBuffer: ~Copyable {
         String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
+    /// The bytes as `Data`, without copying them: the storage passes to the `Data`, trimmed to
+    /// the bytes written when much of it is unused.
+    consuming func takeData() -> Data {
+        // Data keeps up to 14 bytes inline; copying those is cheaper than a storage object.
+        guard count > 14 else {
+            let copy = data
+            free(base)
+            discard self
+            return copy
+        }
+        if capacity - count > max(4_096, count / 8) {
+            base = Self.reallocate(base, to: count)
+            capacity = count
+        }
+        let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
+        discard self
+        return data
+    }
+
+    /// Doubles small buffers; a large one grows by half, since `realloc` moves its pages
+    /// without copying, so growing often costs little and the unused tail stays small.
     @inline(never)
     private mutating func grow(toHold needed: Int) {
-        let newCapacity = max(needed, capacity * 2)
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        let newCapacity = max(needed, capacity < 1 << 20 ? capacity * 2 : capacity + capacity / 2)
+        base = Self.reallocate(base, to: newCapacity)
         capacity = newCapacity
+    }
+
+    /// `realloc`, typed; running out of memory stops the process, as any Swift allocation does.
+    private static func reallocate(_ pointer: UnsafeMutablePointer<UInt8>?, to capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let raw = realloc(pointer, capacity) else {
+            preconditionFailure("out of memory: a buffer of \(capacity) bytes could not be allocated")
+        }
+        return raw.assumingMemoryBound(to: UInt8.self)
     }
 }

@@ -115,20 +115,38 @@ enum KeyOrder {
         return prefixes.map(\.index)
     }
 
-    /// Sorts prefixes in place, as integers, calling `precedes` only when two of them tie.
+    /// Sorts prefixes in place, as integers, calling `precedes` only when two of them tie; items
+    /// that tie on both stay in their original order.
+    ///
+    /// Small containers are sorted by insertion; large ones by their prefixes' bytes, most
+    /// significant first (``radixSort(_:byte:ordered:)``), whose cost per key grows with the
+    /// length of the keys' common prefixes rather than with the logarithm of their number.
     static func sort(_ items: UnsafeMutableBufferPointer<Prefix>, precedes: (Int, Int) -> Bool) {
+        // A total order: prefix, then the keys, then the original position, so that an unstable
+        // partition ends in the same order a stable sort would.
         @inline(__always)
         func ordered(_ lhs: Prefix, _ rhs: Prefix) -> Bool {
             if lhs.high != rhs.high { return lhs.high < rhs.high }
             if lhs.low != rhs.low { return lhs.low < rhs.low }
-            return precedes(lhs.index, rhs.index)
+            if precedes(lhs.index, rhs.index) { return true }
+            if precedes(rhs.index, lhs.index) { return false }
+            return lhs.index < rhs.index
         }
+        if items.count > radixCount {
+            return radixSort(items, byte: 0, ordered: ordered)
+        }
+        comparisonSort(items, ordered: ordered)
+    }
+
+    /// Sorts by insertion up to ``smallCount`` items, with the standard sort above.
+    @inline(__always)
+    private static func comparisonSort(_ items: UnsafeMutableBufferPointer<Prefix>, ordered: (Prefix, Prefix) -> Bool) {
         if items.count > smallCount {
             var items = items
             return items.sort(by: ordered)
         }
         // Most containers are small: an insertion sort, without the general sort's setup and
-        // its calls through a closure per comparison. Stable, like `sort`.
+        // its calls through a closure per comparison.
         for next in items.indices.dropFirst() {
             let item = items[next]
             var position = next
@@ -140,8 +158,68 @@ enum KeyOrder {
         }
     }
 
+    /// Sorts items whose prefixes agree before byte `byte` (0 to 15, most significant first):
+    /// counts each value of that byte, moves every item into its byte's range in place
+    /// (American flag sort), then sorts each range by the next byte. A byte all items share
+    /// costs one counting pass; ranges of up to ``radixRangeCount`` items, and items whose whole
+    /// prefixes agree, are sorted by comparison.
+    private static func radixSort(_ items: UnsafeMutableBufferPointer<Prefix>, byte: Int, ordered: (Prefix, Prefix) -> Bool) {
+        guard items.count > radixRangeCount, byte < 16 else { return comparisonSort(items, ordered: ordered) }
+        @inline(__always)
+        func digit(_ item: Prefix) -> Int {
+            byte < 8 ? Int(truncatingIfNeeded: item.high >> UInt64(56 - 8 * byte)) & 0xFF
+                : Int(truncatingIfNeeded: item.low >> UInt64(56 - 8 * (byte - 8))) & 0xFF
+        }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 512) { scratch in
+            // The first 256 are each byte value's count, then the next free place in its range;
+            // the last 256 each range's end.
+            scratch.initialize(repeating: 0)
+            for item in items { scratch[digit(item)] += 1 }
+            if scratch[digit(items[0])] == items.count {
+                return radixSort(items, byte: byte + 1, ordered: ordered)
+            }
+            var start = 0
+            for value in 0..<256 {
+                let count = scratch[value]
+                scratch[value] = start
+                start += count
+                scratch[256 + value] = start
+            }
+            for value in 0..<256 {
+                while scratch[value] < scratch[256 + value] {
+                    var item = items[scratch[value]]
+                    var target = digit(item)
+                    // Carry the item to its range, taking the one found there, until one
+                    // belongs here.
+                    while target != value {
+                        swap(&item, &items[scratch[target]])
+                        scratch[target] += 1
+                        target = digit(item)
+                    }
+                    items[scratch[value]] = item
+                    scratch[value] += 1
+                }
+            }
+            var lower = 0
+            for value in 0..<256 {
+                let upper = scratch[256 + value]
+                if upper - lower > 1 {
+                    radixSort(UnsafeMutableBufferPointer(rebasing: items[lower..<upper]), byte: byte + 1, ordered: ordered)
+                }
+                lower = upper
+            }
+        }
+    }
+
     /// Containers up to this many keys are sorted by insertion.
     private static let smallCount = 16
+
+    /// Containers above this many keys are sorted by their prefixes' bytes: below it, the
+    /// standard sort is as quick and needs no counting passes.
+    private static let radixCount = 2_048
+
+    /// Within a radix sort, ranges above this many keys are sorted by the next byte.
+    private static let radixRangeCount = 48
 
     /// Sorts ASCII keys, for which `<` is plain byte order, by comparing 16-byte prefixes as
     /// integers and whole keys only when prefixes tie, then hands the sorted prefixes to

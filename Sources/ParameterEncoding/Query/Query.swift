@@ -77,7 +77,7 @@ extension URLEncoding {
         // One page to start with: most queries fit in it, so the buffer is allocated once, and
         // a large allocation costs little more than a small one. Starting from an estimate of a
         // few bytes per top-level child cost a nested 150-pair query four regrowths (8% of it).
-        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, capacity: max(root.count * 24, Self.initialQueryCapacity))
+        var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, capacity: max(root.count * 12, Self.initialQueryCapacity))
         try writer.write(root)
         return writer.output
     }
@@ -87,7 +87,7 @@ extension URLEncoding {
     func queryBuffer(_ root: TreeContainer, of tree: JSONTree, keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding,
                      sortsKeys: Bool) throws -> ByteBuffer {
         var writer = QueryWriter(self, keyPathEncoding: keyPathEncoding, tree: tree, sortsTreeKeys: sortsKeys,
-                                 capacity: max(root.entries.count * 24, Self.initialQueryCapacity))
+                                 capacity: max(root.entries.count * 12, Self.initialQueryCapacity))
         try writer.write(root)
         return writer.output
     }

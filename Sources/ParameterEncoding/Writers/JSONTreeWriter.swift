@@ -13,6 +13,11 @@ struct JSONTreeWriter: ~Copyable {
     /// The JSON written so far.
     private(set) var output = ByteBuffer(capacity: 1_024)
 
+    /// The output as `Data`, its storage handed over rather than copied.
+    consuming func takeData() -> Data {
+        output.takeData()
+    }
+
     /// An open container: its position in the tree, the order of its entries and the next one.
     private struct Frame {
         let container: Int
