@@ -2,7 +2,8 @@
 
 /// An `Encoder` that keeps nothing: what a value's own `encode(to:)` costs (the standard
 /// library's `Array` and `Dictionary` conformances, the container boxes), the floor under any
-/// `Encoder`, measured beside the real ones.
+/// `Encoder`, measured beside the real ones. Every primitive has its own method: a primitive
+/// sent to the generic one would call back into it for ever.
 final class DiscardingEncoder: Encoder {
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -27,6 +28,16 @@ final class DiscardingEncoder: Encoder {
         mutating func encode(_ value: Int, forKey key: Key) throws {}
         mutating func encode(_ value: Double, forKey key: Key) throws {}
         mutating func encode(_ value: Bool, forKey key: Key) throws {}
+        mutating func encode(_ value: Float, forKey key: Key) throws {}
+        mutating func encode(_ value: Int8, forKey key: Key) throws {}
+        mutating func encode(_ value: Int16, forKey key: Key) throws {}
+        mutating func encode(_ value: Int32, forKey key: Key) throws {}
+        mutating func encode(_ value: Int64, forKey key: Key) throws {}
+        mutating func encode(_ value: UInt, forKey key: Key) throws {}
+        mutating func encode(_ value: UInt8, forKey key: Key) throws {}
+        mutating func encode(_ value: UInt16, forKey key: Key) throws {}
+        mutating func encode(_ value: UInt32, forKey key: Key) throws {}
+        mutating func encode(_ value: UInt64, forKey key: Key) throws {}
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try value.encode(to: encoder) }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
             encoder.container(keyedBy: keyType)
@@ -45,6 +56,16 @@ final class DiscardingEncoder: Encoder {
         mutating func encode(_ value: Int) throws { count += 1 }
         mutating func encode(_ value: Double) throws { count += 1 }
         mutating func encode(_ value: Bool) throws { count += 1 }
+        mutating func encode(_ value: Float) throws { count += 1 }
+        mutating func encode(_ value: Int8) throws { count += 1 }
+        mutating func encode(_ value: Int16) throws { count += 1 }
+        mutating func encode(_ value: Int32) throws { count += 1 }
+        mutating func encode(_ value: Int64) throws { count += 1 }
+        mutating func encode(_ value: UInt) throws { count += 1 }
+        mutating func encode(_ value: UInt8) throws { count += 1 }
+        mutating func encode(_ value: UInt16) throws { count += 1 }
+        mutating func encode(_ value: UInt32) throws { count += 1 }
+        mutating func encode(_ value: UInt64) throws { count += 1 }
         mutating func encode<T: Encodable>(_ value: T) throws {
             count += 1
             try value.encode(to: encoder)
@@ -64,6 +85,16 @@ final class DiscardingEncoder: Encoder {
         mutating func encode(_ value: Int) throws {}
         mutating func encode(_ value: Double) throws {}
         mutating func encode(_ value: Bool) throws {}
+        mutating func encode(_ value: Float) throws {}
+        mutating func encode(_ value: Int8) throws {}
+        mutating func encode(_ value: Int16) throws {}
+        mutating func encode(_ value: Int32) throws {}
+        mutating func encode(_ value: Int64) throws {}
+        mutating func encode(_ value: UInt) throws {}
+        mutating func encode(_ value: UInt8) throws {}
+        mutating func encode(_ value: UInt16) throws {}
+        mutating func encode(_ value: UInt32) throws {}
+        mutating func encode(_ value: UInt64) throws {}
         mutating func encode<T: Encodable>(_ value: T) throws { try value.encode(to: encoder) }
     }
 }
