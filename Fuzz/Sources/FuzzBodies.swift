@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 // MARK: - multipart
 
@@ -116,4 +119,33 @@ func fuzzFormEncoder(_ input: FuzzInput) {
     var expected = ["name=" + form.name] + form.tags.map { "tags[]=" + $0 }
     expected += form.nested.map { "nested[" + $0.key + "]=" + $0.value }
     guard pairs.sorted() == expected.sorted() else { fail("\(text) reads back as \(pairs.sorted()), expected \(expected.sorted())") }
+
+    // Into a request value, query and body, as parameters and as parameter sets: the bytes the
+    // URLRequest path writes.
+    guard let url = URL(string: "https://example.com/p?x=1") else { fail("no URL") }
+    for method in [HTTPMethod.get, .post] {
+        var request = OutgoingRequest(url: url, method: method)
+        var viaSets = OutgoingRequest(url: url, method: method)
+        let viaURLRequest: URLRequest
+        do {
+            try URLEncodedFormParameterEncoder.default.encode(form, into: &request)
+            viaURLRequest = try URLEncodedFormParameterEncoder.default.encode(form, into: URLRequest(url: url, method: method))
+            try ParameterSet.encode([.query(["tag": form.tags]), .body(["name": form.name])], into: &viaSets)
+        } catch {
+            fail("the form encoder into a request value threw \(error)")
+        }
+        let body: Data? = if case .data(let data) = request.body.storage { data } else { nil }
+        guard request.url == viaURLRequest.url, body == viaURLRequest.httpBody else {
+            fail("into a request value: \(request.url) \(String(describing: body)); through URLRequest: \(String(describing: viaURLRequest.url)) \(String(describing: viaURLRequest.httpBody))")
+        }
+        do {
+            let expectedSets = try ParameterSet.encode([.query(["tag": form.tags]), .body(["name": form.name])], into: URLRequest(url: url, method: method))
+            let setsBody: Data? = if case .data(let data) = viaSets.body.storage { data } else { nil }
+            guard viaSets.url == expectedSets.url, setsBody == expectedSets.httpBody else {
+                fail("parameter sets into a request value differ from the URLRequest path")
+            }
+        } catch {
+            fail("parameter sets threw \(error)")
+        }
+    }
 }

@@ -67,6 +67,28 @@ func fuzzQuery(_ input: FuzzInput) {
         return key + "=" + value
     }
     guard pairs.sorted() == expected.sorted() else { fail("query \(query) reads back as \(pairs.sorted()), expected \(expected.sorted())") }
+
+    // Now and then a container large enough to be sorted by its keys' bytes: ASCII keys, from
+    // the input's strings with counters, come out in byte order.
+    let stems = keys.filter { $0.utf8.allSatisfy { $0 < 0x80 } }.sorted()
+    if let seed = stems.first, (seed.utf8.count + query.utf8.count) % 32 == 0 {
+        var large: Parameters = [:]
+        for index in 0..<3_000 {
+            large[String(stems[index % stems.count].prefix(20)) + String(index * 7_919 % 3_001)] = index
+        }
+        let written: String
+        do {
+            written = try URLEncoding.default.query(large)
+        } catch {
+            fail("query threw \(error) for \(large.count) keys")
+        }
+        let order = written.split(separator: "&").map { pair -> [UInt8] in
+            Array((percentDecoded(pair.split(separator: "=", maxSplits: 1)[0]) ?? "").utf8)
+        }
+        guard order.count == large.count, zip(order, order.dropFirst()).allSatisfy({ $0.lexicographicallyPrecedes($1) }) else {
+            fail("a query of \(large.count) keys is not in byte order")
+        }
+    }
 }
 
 // MARK: - Value trees
@@ -178,6 +200,33 @@ func fuzzJSON(_ input: FuzzInput) {
     }
     guard ours == foundation else {
         fail("JSONParameterEncoder wrote \(String(decoding: ours ?? Data(), as: UTF8.self)), JSONEncoder \(String(decoding: foundation, as: UTF8.self))")
+    }
+    // Written straight into a request value: the same bytes, no URLRequest on the way.
+    var request = OutgoingRequest(url: url, method: .post)
+    do {
+        try preset.encode(tree, into: &request)
+    } catch {
+        fail("JSONParameterEncoder into a request value threw \(error) for \(tree)")
+    }
+    guard case .data(let direct) = request.body.storage, direct == foundation else {
+        fail("JSONParameterEncoder into a request value wrote \(request.body.storage), JSONEncoder \(String(decoding: foundation, as: UTF8.self))")
+    }
+
+    // A Decimal from the input's bytes: written as its description, as JSONEncoder writes it.
+    if !input.isAtEnd {
+        let significand = (0..<Int(input.byte() % 9)).reduce(UInt64(0)) { value, _ in value << 8 | UInt64(input.byte()) }
+        let exponent = Int(input.byte() % 64) - 32
+        var decimal = Decimal(sign: input.byte() % 2 == 0 ? .plus : .minus, exponent: exponent, significand: Decimal(significand))
+        if input.byte() % 4 == 0 { decimal *= Decimal(sign: .plus, exponent: 0, significand: Decimal(UInt64.max)) }
+        let written: Data
+        do {
+            written = try JSONEncoding.default.data(for: ["d": decimal])
+        } catch {
+            fail("JSONEncoding threw \(error) for the Decimal \(decimal)")
+        }
+        guard written == Data("{\"d\":\(decimal.description)}".utf8) else {
+            fail("the Decimal \(decimal.description) was written as \(String(decoding: written, as: UTF8.self))")
+        }
     }
 }
 
