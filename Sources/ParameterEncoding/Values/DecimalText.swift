@@ -16,18 +16,46 @@ enum DecimalText {
     static func text(_ decimal: Decimal) -> String {
         guard !decimal.isNaN, let (significand, exponent) = parts(of: decimal) else { return decimal.description }
         if significand == 0 { return "0" }
-        let digits = String(significand)
-        let sign = decimal.sign == .minus ? "-" : ""
-        if exponent >= 0 {
-            return sign + digits + String(repeating: "0", count: exponent)
+        let negative = decimal.sign == .minus
+        // Up to 20 digits, a sign, "0." and the zeros of an exponent of at most ±128.
+        return String(unsafeUninitializedCapacity: 160) { text in
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            let count = withUnsafeMutableBytes(of: &digits) { scratch -> Int in
+                var value = significand
+                var position = scratch.count
+                repeat {
+                    position -= 1
+                    scratch[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                } while value != 0
+                return scratch.count - position
+            }
+            return withUnsafeBytes(of: &digits) { scratch -> Int in
+                let significandDigits = UnsafeRawBufferPointer(rebasing: scratch[(scratch.count - count)...])
+                var length = 0
+                func put(_ byte: UInt8) {
+                    text[length] = byte
+                    length += 1
+                }
+                if negative { put(UInt8(ascii: "-")) }
+                if exponent >= 0 {
+                    for digit in significandDigits { put(digit) }
+                    for _ in 0..<exponent { put(UInt8(ascii: "0")) }
+                } else if count > -exponent {
+                    // A point that many digits from the right.
+                    for (index, digit) in significandDigits.enumerated() {
+                        if index == count + exponent { put(UInt8(ascii: ".")) }
+                        put(digit)
+                    }
+                } else {
+                    put(UInt8(ascii: "0"))
+                    put(UInt8(ascii: "."))
+                    for _ in 0..<(-exponent - count) { put(UInt8(ascii: "0")) }
+                    for digit in significandDigits { put(digit) }
+                }
+                return length
+            }
         }
-        let fraction = -exponent
-        let count = digits.utf8.count
-        if count > fraction {
-            let point = digits.utf8.index(digits.utf8.startIndex, offsetBy: count - fraction)
-            return sign + digits[..<point] + "." + digits[point...]
-        }
-        return sign + "0." + String(repeating: "0", count: fraction - count) + digits
     }
 
     /// The significand, when it fits in 64 bits, and the exponent, read from the value's
