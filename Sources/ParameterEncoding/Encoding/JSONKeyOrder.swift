@@ -19,7 +19,7 @@ enum JSONKeyOrder {
     static func sortedIndices(_ keys: [String]) -> [Int] {
         guard keys.count > 1 else { return Array(keys.indices) }
         // Owned buffers: appending a byte checks only the capacity.
-        var collationKeys = ByteBuffer(capacity: keys.count * 24)
+        var collationKeys = ByteBuffer(capacity: keys.count * 12)
         var tieBreaks = ByteBuffer(capacity: 64)
         var bounds: [Range<Int>] = []
         bounds.reserveCapacity(keys.count)
