@@ -27,7 +27,7 @@ public protocol ParameterEncoder: Sendable {
     /// (the Requests module's `OutgoingRequest`) that the built-in encoders write into directly,
     /// without building a `URLRequest` on the way.
     ///
-    /// The default goes through ``encode(_:into:)-(Parameters?,any URLRequestConvertible)`` and
+    /// The default goes through ``encode(_:into:)->_`` and
     /// ``EncodingTarget/replace(with:)``, so an encoder that knows only that method works unchanged.
     ///
     /// - Parameters:
@@ -39,7 +39,7 @@ public protocol ParameterEncoder: Sendable {
 
 extension ParameterEncoder {
     /// Writes `parameters` into `target` through a `URLRequest`: what an encoder that knows only
-    /// ``encode(_:into:)-(Parameters?,any URLRequestConvertible)`` does.
+    /// ``encode(_:into:)->_`` does.
     ///
     /// - Parameters:
     ///   - parameters: The value to encode; `nil` leaves the target unchanged.
@@ -195,7 +195,7 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     }
 
     /// Writes `parameters` into the target's query string or form body, as
-    /// ``encode(_:into:)-(Parameters?,any URLRequestConvertible)`` does into a `URLRequest`.
+    /// ``encode(_:into:)->_`` does into a `URLRequest`.
     ///
     /// - Parameters:
     ///   - parameters: The value, which must encode a keyed container; `nil` leaves the target unchanged.

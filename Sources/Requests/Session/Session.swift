@@ -267,7 +267,7 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
     ///   - method: The HTTP method; `GET` by default.
-    ///   - parameters: The sets; see ``/ParameterEncoding/ParameterSet/encode(_:into:)`` for how
+    ///   - parameters: The sets; see ``/ParameterEncoding/ParameterSet/encode(_:into:)->_`` for how
     ///     they merge.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
