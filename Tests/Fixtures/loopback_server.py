@@ -69,6 +69,9 @@ Endpoints:
   /sse              text/event-stream: SSE_CHUNKS (comments, retry, ids, multi-line data, CR,
                     CR LF and LF line ends, a line split across chunks), chunked, one chunk each;
                     ?repeat=<k> sends them k times
+  /eventsource/<name>?plan=..., /eventsource-log/<name>
+                    event streams that end, break and change between connections, and what
+                    each connection sent: see eventsource_routes.py
   /drip/<key>?bytes=<n>&chunk=<c>&interval_ms=<m>
                     n bytes (byte i is i % 256) in chunks of c (1024), m ms apart (50), chunked;
                     stops when the client goes away
@@ -120,6 +123,8 @@ import urllib.parse
 import urllib.request
 import os
 import zlib
+
+import eventsource_routes
 
 FIXED_JSON = {"slideshow": {"title": "Sample", "slides": [{"title": "One"}, {"title": "Two"}]}}
 
@@ -924,6 +929,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.stream_lines(int(arg))
         elif head == "sse" and len(parts) == 1:
             self.sse()
+        elif head == "eventsource" and len(parts) == 2:
+            eventsource_routes.handle(self, arg, urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query), body)
+        elif head == "eventsource-log" and len(parts) == 2:
+            self.send_json(eventsource_routes.log(arg))
         elif head == "drip" and len(parts) == 2:
             self.drip(arg)
         elif head == "drip-stats" and len(parts) == 2:

@@ -51,6 +51,13 @@ struct ServerSentEventParser: Sendable {
     private var lastEventID: String?
     private var retry: Duration?
     private var firstLine = true
+    /// The last event ID buffer as it was at the most recent dispatch (an empty line), even one
+    /// that dispatched nothing; `nil` before the first. An event source keeps it as its last
+    /// event ID string, which it sends as `Last-Event-ID`.
+    private(set) var lastDispatchedID: String?
+
+    /// The reconnection time the most recent valid `retry` field set, if any.
+    var reconnectionTime: Duration? { retry }
 
     init(maxDataLength: Int = 16 << 20) {
         self.maxDataLength = maxDataLength
@@ -108,6 +115,7 @@ struct ServerSentEventParser: Sendable {
     }
 
     private mutating func dispatch() -> ServerSentEvent? {
+        lastDispatchedID = lastEventID ?? ""
         defer {
             data = ""
             dataLength = 0
