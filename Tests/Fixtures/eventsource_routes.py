@@ -5,6 +5,7 @@ Imported by loopback_server.py, which routes two paths here:
   /eventsource/<name>?plan=<step>;<step>;...
         Connection k (from 0) of stream <name> follows step k (the last step again once the
         plan runs out). A step is comma-separated key=value settings:
+          before=drop     the connection closed without an answer
           status=<code>   the status (200); not 200: a text body "status <code>", no stream
           type=<type>     the Content-Type (text/event-stream)
           retry=<text>    a "retry: <text>" line first (any text: invalid ones included)
@@ -63,6 +64,9 @@ def handle(handler, name, query, body):
 
 
 def serve(handler, step, last):
+    if step.get("before") == "drop":
+        drop(handler)
+        return
     status = int(step.get("status", "200"))
     if status != 200:
         handler.send(status, f"status {status}".encode(), "text/plain; charset=utf-8")

@@ -18,6 +18,11 @@ Endpoints:
             by default), from 0, until the client goes; noted under id in the records /status
             reports. Lines end in CRLF (sse-starlette's default), so an event is
             "data: <i>\r\n\r\n"; a ": ping - <date>" comment comes every 15 seconds.
+  /resumable?id=<name>&per=<n>&total=<t>
+            events "id: <i>" / "data: <i>" from Last-Event-ID + 1 (or 1), n per connection (3), each
+            connection's response ending after them; 204 once t (10) were sent
+  /resumable-log?id=<name>
+            {"connections": [{"lastEventID", "httpVersion"}, ...]}, one per /resumable request
   /status?id=<name>
             {"started", "disconnected", "disconnectedAt", "sent", "httpVersion"} of that stream:
             true once it began; whether the server saw its client leave; when, as time.time() (the
@@ -38,7 +43,7 @@ from hypercorn.utils import wrap_app
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 # The streams by id, as /status reports them.
@@ -96,7 +101,36 @@ async def status(request: Request):
     return JSONResponse(STREAMS.get(request.query_params.get("id", ""), {"started": False}))
 
 
-app = Starlette(routes=[Route("/events", events), Route("/status", status)])
+# Resumable streams by id: the Last-Event-ID of each connection, in order.
+RESUMABLE = {}
+
+
+async def resumable(request: Request):
+    """Events "id: <i>, data: <i>" from Last-Event-ID + 1 (or 1), `per` of them per connection,
+    then the response ends; 204 once `total` were sent, as the standard's way to stop a client."""
+    name = request.query_params.get("id", "")
+    per = int(request.query_params.get("per", "3"))
+    total = int(request.query_params.get("total", "10"))
+    last = request.headers.get("last-event-id")
+    RESUMABLE.setdefault(name, []).append({"lastEventID": last, "httpVersion": request.scope["http_version"]})
+    first = int(last) + 1 if last and last.isdigit() else 1
+    if first > total:
+        return Response(status_code=204)
+
+    async def stream():
+        for i in range(first, min(first + per, total + 1)):
+            yield {"id": str(i), "data": str(i)}
+            await asyncio.sleep(0.01)
+
+    return EventSourceResponse(stream())
+
+
+async def resumable_log(request: Request):
+    return JSONResponse({"connections": RESUMABLE.get(request.query_params.get("id", ""), [])})
+
+
+app = Starlette(routes=[Route("/events", events), Route("/status", status), Route("/resumable", resumable),
+                        Route("/resumable-log", resumable_log)])
 
 
 async def stdin_closed():
