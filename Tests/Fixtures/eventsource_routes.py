@@ -57,18 +57,27 @@ def handle(handler, name, query, body):
     steps = parse_plan(query.get("plan", [""])[0])
     step = steps[min(index, len(steps) - 1)]
     try:
-        serve(handler, step, last)
+        serve(handler, step, last, record)
     finally:
         with LOCK:
-            record["ended"] = time.monotonic()
+            if record["ended"] is None:
+                record["ended"] = time.monotonic()
 
 
-def serve(handler, step, last):
+def ending(record):
+    """Notes the moment the response ends, before the client can see it end."""
+    with LOCK:
+        record["ended"] = time.monotonic()
+
+
+def serve(handler, step, last, record):
     if step.get("before") == "drop":
+        ending(record)
         drop(handler)
         return
     status = int(step.get("status", "200"))
     if status != 200:
+        ending(record)
         handler.send(status, f"status {status}".encode(), "text/plain; charset=utf-8")
         return
     content_type = step.get("type", "text/event-stream")
@@ -85,14 +94,18 @@ def serve(handler, step, last):
         handler.send_chunk((newline.join(lines) + newline + newline).encode())
     end = step.get("end", "close")
     if end == "close":
+        ending(record)
         handler.end_chunks()
     elif end == "drop":
+        ending(record)
         drop(handler)
     elif end == "drop-mid":
         handler.send_chunk(f"id: {first + count}{newline}data: half an ev".encode())
+        ending(record)
         drop(handler)
     elif end == "hold":
         hold(handler)
+        ending(record)
         drop(handler)
 
 

@@ -81,7 +81,7 @@ func streamName(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefi
 
     @Test func aSilentStreamIsConnectedAgainAfterTheTimeout() async throws {
         let name = streamName("silent")
-        let source = session.events(try url(name, plan: "events=1,end=hold;events=1;status=204"), timeout: .milliseconds(500),
+        let source = session.events(try url(name, plan: "events=1,end=hold;events=1;status=204"), timeout: .seconds(2),
                                     reconnection: quick)
         let lines = await transcript(source)
         #expect(lines.filter { $0.hasPrefix("event") }.count == 2)

@@ -123,8 +123,47 @@ private let eventStream: HTTPHeaders = ["Content-Type": "text/event-stream"]
         let lines = await transcript(Session(transport: stub).events("https://example.com/feed", sleeper: RecordingSleeper()))
         #expect(lines.contains("event message \"b\" id 7"))
         #expect(route.requests.map { $0.headers["Last-Event-ID"] } == [nil, "9", nil])
-        // A new connection's stream starts with an empty last event ID buffer.
         #expect(lines.contains("event message \"c\" id "))
+    }
+
+    @Test func theLastEventIDCarriesIntoTheNextConnectionAndStartsFromTheCallers() async throws {
+        let stub = StubTransport()
+        let route = stub.on(.get, "/feed", respond:
+            .stream(chunks("id: 5\ndata: a\n\n"), failingWith: .connectionLost, headers: eventStream),
+            // No id field: the event still carries 5, and the source still resumes from it.
+            .stream(chunks("data: b\n\n"), headers: eventStream),
+            .status(204))
+        let lines = await transcript(Session(transport: stub).events("https://example.com/feed", headers: ["Last-Event-ID": "4"],
+                                                                      sleeper: RecordingSleeper()))
+        #expect(lines.filter { $0.hasPrefix("event") } == ["event message \"a\" id 5", "event message \"b\" id 5"])
+        #expect(route.requests.map { $0.headers["Last-Event-ID"] } == ["4", "5", "5"])
+    }
+
+    @Test func neverReconnectingEndsNormallyWhenTheServerEndsTheResponse() async throws {
+        let stub = StubTransport()
+        let route = stub.on(.get, "/feed", respond: .stream(chunks("data: a\n\n"), headers: eventStream))
+        let lines = await transcript(Session(transport: stub).events("https://example.com/feed", reconnection: .never, sleeper: RecordingSleeper()))
+        #expect(lines == ["open 200", "event message \"a\" id -", "end"])
+        #expect(route.requests.count == 1)
+    }
+
+    @Test func aStreamBodyIsNotSentASecondTime() async throws {
+        let stub = StubTransport()
+        stub.on(.post, "/feed", respond: .stream(chunks("data: a\n\n"), headers: eventStream))
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("hello".utf8))
+            continuation.finish()
+        }
+        let request = OutgoingRequest(url: try #require(URL(string: "https://example.com/feed")), method: .post,
+                                      body: .stream(chunks, length: nil))
+        let session = Session(transport: stub)
+        let source = session.events(request)
+        let quick = EventSource(session: session, request: source.request, timeout: nil, interceptors: [], reconnection: .default,
+                                sleep: RecordingSleeper().sleep, random: { 0 })
+        let lines = await transcript(quick)
+        #expect(lines.first == "open 200")
+        #expect(lines.last == "error encodingFailed")
+        #expect(stub.requests.count == 1)
     }
 
     @Test func eventsAreParsedAsTheStandardSays() async throws {
@@ -183,10 +222,13 @@ private let eventStream: HTTPHeaders = ["Content-Type": "text/event-stream"]
         let stub = StubTransport()
         stub.on(.get, "/feed", respond: .stream(chunks("data: a\n\n"), headers: eventStream))
         let session = Session(transport: stub)
-        let started = ContinuousClock.now
+        let waiting = Guarded(false)
         let task = Task { () -> String in
             do {
-                for try await _ in session.events("https://example.com/feed", reconnection: .init(initialDelay: .seconds(600))) {}
+                // The real clock: a ten-minute wait that only cancellation can end.
+                for try await update in session.events("https://example.com/feed", reconnection: .init(initialDelay: .seconds(600))).updates {
+                    if case .reconnecting = update { waiting.withLock { $0 = true } }
+                }
                 return "ended"
             } catch is CancellationError {
                 return "cancelled"
@@ -194,12 +236,15 @@ private let eventStream: HTTPHeaders = ["Content-Type": "text/event-stream"]
                 return "\(error)"
             }
         }
-        // Let it connect, read the event and start waiting.
-        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Once the wait is announced, the loop is in it (or about to be): cancel then.
+        while !waiting.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(20))
+        let cancelled = ContinuousClock.now
         task.cancel()
         #expect(await task.value == "cancelled")
-        #expect(ContinuousClock.now - started < .seconds(300))
+        // Ended by the cancellation, not by the ten minutes.
+        #expect(ContinuousClock.now - cancelled < .seconds(60))
+        #expect(stub.requests.count == 1)
     }
 
     @Test func aPostStreamSendsItsBodyOnEveryConnection() async throws {

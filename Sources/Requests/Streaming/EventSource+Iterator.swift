@@ -20,6 +20,10 @@ extension EventSource.Updates {
         /// Updates ready to hand out, in order.
         private var ready: [EventSource.Update] = []
         private var readyIndex = 0
+        /// An error to throw once the updates before it are handed out.
+        private var failure: (any Error)?
+        /// Connections made so far.
+        private var connections = 0
 
         private enum State {
             /// About to connect, after waiting so long (none for the first connection).
@@ -34,12 +38,16 @@ extension EventSource.Updates {
         private struct Connection {
             var chunks: ResponseBody.Iterator
             var splitter = LineSplitter(breaksOnCR: true, maxLength: 1 << 20)
-            var parser = ServerSentEventParser()
+            var parser: ServerSentEventParser
         }
 
         init(source: EventSource) {
             self.source = source
             reconnectionTime = source.reconnection.initialDelay
+            // A `Last-Event-ID` the caller set (resuming from a saved ID) is where it starts.
+            if case .success(let request) = source.request, let id = request.headers["Last-Event-ID"] {
+                lastEventID = id
+            }
         }
 
         /// The next update.
@@ -54,6 +62,10 @@ extension EventSource.Updates {
                 }
                 ready.removeAll(keepingCapacity: true)
                 readyIndex = 0
+                if let failure {
+                    self.failure = nil
+                    throw failure
+                }
                 switch state {
                 case .finished:
                     return nil
@@ -78,6 +90,13 @@ extension EventSource.Updates {
             }
             try Task.checkCancellation()
             var request = try source.request.get()
+            if connections > 0, !request.body.isReplayable {
+                throw RequestError(.encodingFailed, request: request, detail:
+                    "the event stream cannot reconnect: its request body is a stream, read by the first connection; use data or a file")
+            }
+            connections += 1
+            // The standard fetches with the cache mode "no-store".
+            request.options.cachePolicy = .disabled
             if lastEventID.isEmpty {
                 request.headers.remove(name: "Last-Event-ID")
             } else {
@@ -98,15 +117,22 @@ extension EventSource.Updates {
                 stream.cancel()
                 return
             }
-            guard stream.statusCode == 200, stream.response.contentType.map({ $0.matches("text/event-stream") }) == true else {
-                // The error keeps the head and the start of the body, as `validate` does.
-                try await stream.validate(statusCodes: [200], contentTypes: ["text/event-stream"])
+            guard stream.statusCode == 200 else {
+                // The error keeps the head and the start of the body (an error document), as
+                // `validate` does.
+                try await stream.validate(statusCodes: [200])
+                stream.cancel()
+                throw RequestError(.unacceptableStatusCode, request: stream.response.request, response: stream.response)
+            }
+            guard stream.response.contentType.map({ $0.matches("text/event-stream") }) == true else {
+                // At once: a body of another type may trickle for ever.
                 stream.cancel()
                 throw RequestError(.unacceptableContentType, request: stream.response.request, response: stream.response,
-                                   detail: "an event stream needs Content-Type: text/event-stream")
+                                   detail: "an event stream needs Content-Type: text/event-stream, not \(stream.mimeType ?? "none")")
             }
             ready.append(.connected(stream.response))
-            state = .reading(Connection(chunks: stream.body.makeAsyncIterator()))
+            let parser = ServerSentEventParser(lastEventID: lastEventID.isEmpty ? nil : lastEventID)
+            state = .reading(Connection(chunks: stream.body.makeAsyncIterator(), parser: parser))
         }
 
         /// Whether an error is the connection's, after which the stream connects again: the
@@ -117,16 +143,17 @@ extension EventSource.Updates {
             return error.transportErrorKind != .tls && error.transportErrorKind != .cancelled
         }
 
-        /// Queues the wait before the next connection, or throws once the policy's attempts are
-        /// spent.
+        /// Queues the wait before the next connection; once the policy's attempts are spent,
+        /// throws the connection's failure, or ends the stream when the server ended it.
         private mutating func scheduleReconnection(after cause: RequestError?) throws {
             attempts += 1
             if let limit = source.reconnection.maximumAttempts, attempts > limit {
-                throw cause ?? RequestError(.streamFailed, detail:
-                    "the event stream ended \(attempts) times in a row without an event; Reconnection.maximumAttempts is \(limit)")
+                state = .finished
+                if let cause { throw cause }
+                return
             }
             let delay = source.reconnection.delay(attempt: attempts, reconnectionTime: reconnectionTime, random: source.random())
-            ready.append(.reconnecting(EventSource.Reconnect(attempt: attempts, delay: delay, cause: cause, lastEventID: lastEventID)))
+            ready.append(.reconnecting(EventSource.ReconnectionWait(attempt: attempts, delay: delay, cause: cause, lastEventID: lastEventID)))
             state = .connecting(after: delay)
         }
 
@@ -159,8 +186,10 @@ extension EventSource.Updates {
                 do {
                     event = try connection.parser.feed(line)
                 } catch {
+                    // The events before it are handed out first.
                     connection.chunks.reader.cancelTransfer()
-                    throw RequestError(.bodyTooLarge, detail: "an event's data is longer than \(connection.parser.maxDataLength) bytes")
+                    failure = RequestError(.bodyTooLarge, detail: "an event's data is longer than \(connection.parser.maxDataLength) bytes")
+                    return
                 }
                 // The standard sets the source's last event ID at every dispatch, an event
                 // with no data included, and the reconnection time as soon as `retry:` is read.

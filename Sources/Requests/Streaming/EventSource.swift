@@ -72,9 +72,9 @@ public struct EventSource: AsyncSequence, Sendable {
         /// - Returns: The event, or `nil` once the server answered 204.
         /// - Throws: ``RequestError`` for an answer the standard fails the stream on (a status
         ///   other than 200, a type other than `text/event-stream`), for a failure that is not
-        ///   the connection's (an interceptor's, a request that cannot be built), or when
-        ///   ``Reconnection/maximumAttempts`` reconnections in a row delivered no event;
-        ///   `CancellationError` when the task is cancelled.
+        ///   the connection's (an interceptor's, a request that cannot be built or sent again),
+        ///   or the last connection's failure once ``Reconnection/maximumAttempts`` reconnections
+        ///   in a row delivered no event; `CancellationError` when the task is cancelled.
         public mutating func next() async throws -> ServerSentEvent? {
             while let update = try await updates.next() {
                 if case .event(let event) = update { return event }
@@ -95,11 +95,11 @@ extension EventSource {
         /// An event.
         case event(ServerSentEvent)
         /// The connection ended or could not be made; the stream waits, then connects again.
-        case reconnecting(Reconnect)
+        case reconnecting(ReconnectionWait)
     }
 
     /// A wait before connecting again.
-    public struct Reconnect: Sendable {
+    public struct ReconnectionWait: Sendable {
         /// Reconnections in a row without an event, this one included: 1 for the first after a
         /// connection that gave events.
         public let attempt: Int
@@ -110,6 +110,20 @@ extension EventSource {
         public let cause: RequestError?
         /// The `Last-Event-ID` the next connection sends; empty for none.
         public let lastEventID: String
+
+        /// Creates a wait, as the stream reports it; for tests of code that shows it.
+        ///
+        /// - Parameters:
+        ///   - attempt: Reconnections in a row without an event, this one included.
+        ///   - delay: How long the stream waits.
+        ///   - cause: Why the connection ended; `nil` when the server ended the response.
+        ///   - lastEventID: The `Last-Event-ID` the next connection sends; empty for none.
+        public init(attempt: Int, delay: Duration, cause: RequestError?, lastEventID: String) {
+            self.attempt = attempt
+            self.delay = delay
+            self.cause = cause
+            self.lastEventID = lastEventID
+        }
     }
 
     /// The stream's updates, as an `AsyncSequence` of ``Update``.
@@ -148,8 +162,9 @@ extension EventSource {
         public var backoff: Double
         /// The fraction of each wait that is random, from 0 (none, the default) to 1.
         public var jitter: Double
-        /// Reconnections in a row that may deliver no event before the stream fails with the
-        /// last one's error; `nil` (the default) never gives up, 0 never reconnects.
+        /// Reconnections in a row that may deliver no event before the stream stops: with the
+        /// last connection's error, or normally when the server ended that one; `nil` (the
+        /// default) never gives up, 0 never reconnects.
         public var maximumAttempts: Int?
 
         /// Creates a reconnection policy.
@@ -182,12 +197,15 @@ extension EventSource {
         /// The wait before reconnection `attempt` (1 for the first in a row), from the current
         /// reconnection time and a random number in `0..<1`.
         func delay(attempt: Int, reconnectionTime: Duration, random: Double) -> Duration {
+            // After a failure, at least a tenth of a second, so that a server's `retry: 0` does
+            // not turn failures in a row into a tight loop.
+            let base = attempt > 1 ? Swift.max(reconnectionTime, .milliseconds(100)) : reconnectionTime
             let growth = pow(backoff, Double(Swift.max(attempt - 1, 0)))
             if growth == 1, jitter == 0 {
                 // Exactly the reconnection time, not a round trip through Double.
-                return Swift.min(reconnectionTime, maximumDelay)
+                return Swift.min(base, maximumDelay)
             }
-            let seconds = Swift.min(reconnectionTime.seconds * growth, maximumDelay.seconds)
+            let seconds = Swift.min(base.seconds * growth, maximumDelay.seconds)
             let waited = seconds * (1 - jitter * random)
             guard waited.isFinite, waited > 0 else { return .zero }
             return .nanoseconds(Int64((Swift.min(waited, 9e9) * 1e9).rounded()))

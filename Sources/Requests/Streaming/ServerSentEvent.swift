@@ -59,8 +59,16 @@ struct ServerSentEventParser: Sendable {
     /// The reconnection time the most recent valid `retry` field set, if any.
     var reconnectionTime: Duration? { retry }
 
-    init(maxDataLength: Int = 16 << 20) {
+    /// Creates a parser.
+    ///
+    /// - Parameters:
+    ///   - maxDataLength: The most bytes one event's data may hold.
+    ///   - lastEventID: The last event ID the stream starts from: an event source's, when it
+    ///     reconnects (as browsers carry it into the new connection), so that an event without
+    ///     an `id` field still carries it and the source keeps resuming from it.
+    init(maxDataLength: Int = 16 << 20, lastEventID: String? = nil) {
         self.maxDataLength = maxDataLength
+        self.lastEventID = lastEventID
     }
 
     /// Takes one line, without its terminator, and returns the event it dispatches, if any.
