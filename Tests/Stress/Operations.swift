@@ -14,7 +14,7 @@ import RequestsTesting
 /// drip, reset and close mid-body.
 enum Operation: String, CaseIterable, Sendable {
     case query, json, bytes, redirects, retry, callTimeout, idleStall, streamLeft, streamDropped, streamWhole,
-         lines, download, upload, uploadStream, hostile, bearer, cachedBurst, throttled
+         lines, events, download, upload, uploadStream, hostile, bearer, cachedBurst, throttled
 
     /// Runs the operation once. Its errors are expected (timeouts, resets, cancellation): what a
     /// stress run looks for is that the call ends.
@@ -57,6 +57,17 @@ enum Operation: String, CaseIterable, Sendable {
         case .lines:
             let stream = try await session.stream(base + "/stream/\(random.next(upTo: 200))")
             for try await _ in stream.body.lines {}
+        case .events:
+            // An event stream that breaks mid-event, is refused once, breaks again and ends with
+            // 204, read for a few events or to its end; the run's cancellations land in its reads
+            // and its waits.
+            let plan = "events=2,end=drop-mid;before=drop;events=\(1 + random.next(upTo: 3)),end=drop;events=1;status=204"
+            let url = base + "/eventsource/\(target.unique())?plan=" + (plan.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? plan)
+            var left = random.next(upTo: 8)
+            for try await _ in session.events(url, reconnection: .init(initialDelay: .milliseconds(2 + random.next(upTo: 10)), backoff: 1)) {
+                if left == 0 { break }
+                left -= 1
+            }
         case .download:
             let file = target.scratch.appendingPathComponent("download-\(target.unique())")
             defer { try? FileManager.default.removeItem(at: file) }

@@ -5,7 +5,7 @@ import RequestsTesting
 // MARK: - StubEngine
 
 /// A `StubTransport` that answers the loopback server's paths the stress run uses, in memory:
-/// echoes, bytes, redirects, flaky answers, drips, stalls and resets.
+/// echoes, bytes, redirects, flaky answers, drips, stalls, resets and event streams.
 enum StubEngine {
     static func make() -> StubTransport {
         let stub = StubTransport()
@@ -44,6 +44,21 @@ enum StubEngine {
                 return .stream([Data(repeating: 2, count: 1000)], failingWith: .connectionLost)
             case "reset-in-head":
                 return .reset
+            case "eventsource":
+                // Each connection of a stream: a broken one, a refused one, then the end.
+                let connection = attempts.withLock { counts in
+                    counts["events-" + arg, default: 0] += 1
+                    return counts["events-" + arg, default: 0]
+                }
+                let headers: HTTPHeaders = ["Content-Type": "text/event-stream"]
+                let first = Int(request.headers["Last-Event-ID"] ?? "") ?? 0
+                let events = (first + 1...first + 2).map { Data("id: \($0)\ndata: event \($0)\n\n".utf8) }
+                switch connection {
+                case 1: return .stream(events + [Data("id: 9\ndata: half".utf8)], failingWith: .connectionLost, headers: headers)
+                case 2: return .reset
+                case 3: return .stream(events, every: .milliseconds(2), headers: headers)
+                default: return .status(204)
+                }
             case "script-set":
                 return .text("{\"ok\": true}")
             case "script":
