@@ -81,12 +81,21 @@ func streamName(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefi
 
     @Test func aSilentStreamIsConnectedAgainAfterTheTimeout() async throws {
         let name = streamName("silent")
-        let source = session.events(try url(name, plan: "events=1,end=hold;events=1;status=204"), timeout: .seconds(2),
-                                    reconnection: quick)
-        let lines = await transcript(source)
-        #expect(lines.filter { $0.hasPrefix("event") }.count == 2)
-        #expect(lines.first { $0.hasPrefix("wait") }?.contains("after timedOut") == true, "\(lines)")
-        #expect(lines.last == "end")
+        // Every connection sends one event, then nothing. On a loaded machine a reconnection's
+        // head may itself outlast the timeout; the stream then simply tries again.
+        let source = session.events(try url(name, plan: "events=1,end=hold"), timeout: .seconds(2), reconnection: quick)
+        var events: [String] = []
+        var causes: [String] = []
+        for try await update in source.updates {
+            switch update {
+            case .event(let event): events.append(event.data)
+            case .reconnecting(let wait): causes.append(wait.cause?.code.description ?? "end")
+            case .connected: break
+            }
+            if events.count == 2 { break }
+        }
+        #expect(events == ["event 1", "event 2"])
+        #expect(!causes.isEmpty && causes.allSatisfy { $0 == "timedOut" }, "\(causes)")
     }
 
     @Test func leavingTheLoopEndsTheConnection() async throws {

@@ -42,12 +42,7 @@ enum JSONKeyOrder {
                 }
                 prefixes.append(prefix)
             }
-            return KeyOrder.sortedIndices(prefixes) { lhs, rhs in
-                let left = bytes[bounds[lhs]]
-                let right = bytes[bounds[rhs]]
-                if left.elementsEqual(right) { return lhs < rhs }
-                return left.lexicographicallyPrecedes(right)
-            }
+            return KeyOrder.sortedIndices(prefixes) { KeyOrder.compareBytes(bytes[bounds[$0]], bytes[bounds[$1]]) }
         }
     }
 
@@ -75,7 +70,7 @@ enum JSONKeyOrder {
                     }
                     prefixes.initializeElement(at: index, to: prefix)
                 }
-                KeyOrder.sort(prefixes) { foldedOrder(keys[$0], keys[$1]) < 0 }
+                KeyOrder.sort(prefixes) { foldedOrder(keys[$0], keys[$1]) }
                 // Two keys the same but for case sit next to each other; their order needs the
                 // case tie-break, which the full collation keys have.
                 for position in prefixes.indices.dropFirst() {

@@ -107,30 +107,30 @@ enum KeyOrder {
         }
     }
 
-    /// Sorts keys by their prefixes, as integers, and calls `precedes` only when two prefixes
+    /// Sorts keys by their prefixes, as integers, and calls `compare` only when two prefixes
     /// tie; returns the keys' positions in order.
-    static func sortedIndices(_ prefixes: [Prefix], precedes: (Int, Int) -> Bool) -> [Int] {
+    static func sortedIndices(_ prefixes: [Prefix], compare: (Int, Int) -> Int) -> [Int] {
         var prefixes = prefixes
-        prefixes.withUnsafeMutableBufferPointer { sort($0, precedes: precedes) }
+        prefixes.withUnsafeMutableBufferPointer { sort($0, compare: compare) }
         return prefixes.map(\.index)
     }
 
-    /// Sorts prefixes in place, as integers, calling `precedes` only when two of them tie; items
-    /// that tie on both stay in their original order.
+    /// Sorts prefixes in place, as integers, calling `compare` (negative, zero or positive, as
+    /// the keys at two positions compare) only when two of them tie; items whose keys are equal
+    /// stay in their original order.
     ///
     /// Small containers are sorted by insertion; large ones by their prefixes' bytes, most
     /// significant first (``radixSort(_:byte:ordered:)``), whose cost per key grows with the
     /// length of the keys' common prefixes rather than with the logarithm of their number.
-    static func sort(_ items: UnsafeMutableBufferPointer<Prefix>, precedes: (Int, Int) -> Bool) {
-        // A total order: prefix, then the keys, then the original position, so that an unstable
-        // partition ends in the same order a stable sort would.
+    static func sort(_ items: UnsafeMutableBufferPointer<Prefix>, compare: (Int, Int) -> Int) {
+        // A total order: prefix, then the keys (one comparison), then the original position, so
+        // that an unstable partition ends in the same order a stable sort would.
         @inline(__always)
         func ordered(_ lhs: Prefix, _ rhs: Prefix) -> Bool {
             if lhs.high != rhs.high { return lhs.high < rhs.high }
             if lhs.low != rhs.low { return lhs.low < rhs.low }
-            if precedes(lhs.index, rhs.index) { return true }
-            if precedes(rhs.index, lhs.index) { return false }
-            return lhs.index < rhs.index
+            let order = compare(lhs.index, rhs.index)
+            return order != 0 ? order < 0 : lhs.index < rhs.index
         }
         if items.count > radixCount {
             return radixSort(items, byte: 0, ordered: ordered)
@@ -232,7 +232,7 @@ enum KeyOrder {
                     guard let prefix = asciiPrefix(keys[index], index: index) else { return nil }
                     prefixes.initializeElement(at: index, to: prefix)
                 }
-                sort(prefixes) { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                sort(prefixes) { compareBytes(keys[$0], keys[$1]) }
                 return finish(prefixes)
             }
         }
@@ -246,7 +246,7 @@ enum KeyOrder {
                 guard let prefix = asciiPrefix(entries[index].key, index: index) else { return nil }
                 prefixes.initializeElement(at: index, to: prefix)
             }
-            sort(prefixes) { entries[$0].key.utf8.lexicographicallyPrecedes(entries[$1].key.utf8) }
+            sort(prefixes) { compareBytes(entries[$0].key, entries[$1].key) }
             return finish(prefixes)
         }
     }
@@ -295,6 +295,30 @@ enum KeyOrder {
             position += 1
         }
         return true
+    }
+
+    /// Compares two strings by their UTF-8 bytes in one pass: negative, zero or positive.
+    static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compareBytes(left, right) }
+        }
+        if let order = fast ?? nil { return order }
+        return compareBytes(lhs.utf8, rhs.utf8)
+    }
+
+    /// Compares two byte sequences lexicographically: negative, zero or positive.
+    static func compareBytes<Left: Sequence<UInt8>, Right: Sequence<UInt8>>(_ lhs: Left, _ rhs: Right) -> Int {
+        var left = lhs.makeIterator()
+        var right = rhs.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (l?, r?) where l != r: return l < r ? -1 : 1
+            default: continue
+            }
+        }
     }
 
     private static func isASCII(_ text: String) -> Bool {

@@ -139,12 +139,7 @@ struct JSONTreeWriter: ~Copyable {
                     prefixes.initializeElement(at: index, to: prefix)
                 }
                 // Equal keys stay in encoding order.
-                KeyOrder.sort(prefixes) { lhs, rhs in
-                    let left = entries[lhs].key.utf8
-                    let right = entries[rhs].key.utf8
-                    if left.elementsEqual(right) { return lhs < rhs }
-                    return left.lexicographicallyPrecedes(right)
-                }
+                KeyOrder.sort(prefixes) { KeyOrder.compareBytes(entries[$0].key, entries[$1].key) }
                 return prefixes.map(\.index)
             }
         }
