@@ -8,8 +8,9 @@ import Foundation
 /// state an engine's callbacks or a single task confine, each saying so where it is declared.)
 ///
 /// **The rule of every critical section: read and write the value, nothing else.** A section
-/// never calls a closure, resumes a continuation, cancels a task or an engine, calls into
-/// `URLSession` or an event loop, and never drops the last reference to an object whose `deinit`
+/// never calls a closure, resumes a continuation, cancels a task or an engine, starts a task,
+/// calls into `URLSession` or an event loop, reads or writes a file (or does any other I/O: a
+/// spill file's writes are actions performed on its own queue), and never drops the last reference to an object whose `deinit`
 /// does anything (a response body, a transfer handle, a closure holding either). It *returns*
 /// what is to be done, and the caller does it after the lock is released:
 ///

@@ -95,15 +95,7 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         // The stream, not the exchange: the exchange keeps the request, and so this handle.
         request.handle.onCancel { stream.cancel() }
         exchange.start()
-        guard let response = try await stream.head() as? HTTPResponseHead else {
-            throw TransportError(.other, detail: "the engine handed over no HTTP head")
-        }
-        let head = ResponseHead(
-            statusCode: Int(response.status.code),
-            headers: Self.headers(response.headers),
-            url: request.url,
-            httpVersion: Self.versionText(response.version)
-        )
+        let head = try await stream.head()
         return (head, exchange.takeWholeBody().map(ResponseBody.init) ?? ResponseBody(source: stream))
     }
 

@@ -28,7 +28,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     typealias Response = Void
 
     /// What stops the request: the engine's task, or the task that runs a streamed upload.
-    enum Engine: Sendable {
+    enum Engine: TransferEngine {
         case call(HTTPClient.Task<Void>)
         case runner(Task<Void, Never>)
 
@@ -94,9 +94,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         connectionsBefore = client.connections.value
         stream = TransferStream(
             request: (request.method, request.url),
-            buffering: ChunkQueue.Limits(bytes: .max, chunks: Self.lookahead, enginePauses: true, batchBytes: 0),
-            stop: { engine in (engine as? Engine)?.stop() },
-            resume: { demand in (demand as? EventLoopPromise<Void>)?.succeed(()) }
+            buffering: TransferBuffering(bytes: .max, chunks: Self.lookahead, enginePauses: true, batchBytes: 0)
         )
     }
 
@@ -230,7 +228,7 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
 
     /// Hands the head to the reader.
     func deliver(_ head: HTTPResponseHead) {
-        stream.receive(head: head)
+        stream.receive(head: EngineHead(head: head, url: request.url))
     }
 
     /// The body read whole before the head, taken once; `nil` when it streams.
@@ -247,8 +245,25 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
             return loop.makeSucceededVoidFuture()
         }
         let demand = loop.makePromise(of: Void.self)
-        stream.paused(demand)
+        stream.paused { demand.succeed(()) }
         return demand.futureResult
+    }
+}
+
+// MARK: - EngineHead
+
+/// AsyncHTTPClient's head, made into a ``ResponseHead`` by the reader, off the event loop.
+struct EngineHead: TransferHead {
+    let head: HTTPResponseHead
+    let url: URL
+
+    func responseHead() -> ResponseHead {
+        ResponseHead(
+            statusCode: Int(head.status.code),
+            headers: AsyncHTTPClientTransport.headers(head.headers),
+            url: url,
+            httpVersion: AsyncHTTPClientTransport.versionText(head.version)
+        )
     }
 }
 #endif

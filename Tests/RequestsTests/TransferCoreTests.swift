@@ -2,20 +2,26 @@ import Foundation
 import Testing
 @testable import Requests
 
-/// `TransferCore`: every transition, as a table of state × event and the effects it returns.
-/// Waiters, the engine and its hold are plain strings here, so the effects read as words.
+/// `TransferCore`: every transition, as a table of state × event and the actions it returns.
+/// Waiters and engines are named here, so the actions read as words.
 @Suite struct TransferCoreTests {
-    typealias Core = TransferCore<ResponseHead, String, String, String>
+    typealias Core = TransferCore<String>
 
     struct Failure: Error {}
+
+    /// An engine known by its name; stopping it is an action the table reads.
+    struct NamedEngine: TransferEngine {
+        let name: String
+        func stop() {}
+    }
 
     static let url = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
     static let head = ResponseHead(statusCode: 200, url: url)
 
     /// A transfer in a named state: the engine attached, and what the state says happened.
     static func core(_ state: String, pauses: Bool = true) -> Core {
-        var core = Core(request: (.get, url), buffering: ChunkQueue.Limits(bytes: 8, chunks: 3, enginePauses: pauses, batchBytes: 0))
-        _ = core.attach("engine")
+        var core = Core(request: (.get, url), buffering: TransferBuffering(bytes: 8, chunks: 3, enginePauses: pauses, batchBytes: 0))
+        _ = core.attach(NamedEngine(name: "engine"))
         switch state {
         case "awaiting head":
             break
@@ -35,7 +41,7 @@ import Testing
         case "streaming, paused":
             _ = core.receive(head: head)
             _ = core.receive(Data(count: 8))
-            _ = core.paused("hold")
+            _ = core.paused(resumingWith: {})
         case "ended, 3 bytes buffered":
             _ = core.receive(head: head)
             _ = core.receive(Data([1, 2, 3]))
@@ -50,6 +56,28 @@ import Testing
             _ = core.finish(Failure())
         case "cancelled":
             _ = core.cancel()
+        case "spilling 2 bytes":
+            core = Self.spilling()
+        case "spilled, ended":
+            core = Self.spilling()
+            _ = core.spillWritten(2, error: nil)
+            _ = core.finish(nil)
+        case "spilled, ended, memory read":
+            core = Self.spilling()
+            _ = core.spillWritten(2, error: nil)
+            _ = core.finish(nil)
+            _ = core.waitForChunk("reader")
+        case "spilled, ended, read from disk":
+            core = Self.spilling()
+            _ = core.spillWritten(2, error: nil)
+            _ = core.finish(nil)
+            _ = core.waitForChunk("reader")
+            _ = core.waitForChunk("reader 2")
+        case "spilling 2 bytes, read, ended":
+            core = Self.spilling()
+            _ = core.finish(nil)
+            _ = core.waitForChunk("reader")
+            _ = core.waitForChunk("reader")
         default:
             Issue.record("no state \(state)")
         }
@@ -57,7 +85,7 @@ import Testing
     }
 
     /// An event, applied to the core.
-    static func apply(_ event: String, to core: inout Core) -> TransferEffects<ResponseHead, String, String, String> {
+    static func apply(_ event: String, to core: inout Core) -> Core.Actions {
         switch event {
         case "head": return core.receive(head: head)
         case "chunk": return core.receive(Data([9]))
@@ -67,45 +95,49 @@ import Testing
         case "wait for head": return core.waitForHead("head reader 2")
         case "wait for chunk": return core.waitForChunk("reader 2")
         case "cancel": return core.cancel()
-        case "paused": return core.paused("hold 2")
-        case "attach": return core.attach("engine 2")
+        case "paused": return core.paused(resumingWith: {})
+        case "spilled": return core.spillWritten(2, error: nil)
+        case "read back": return core.spillRead(.success(Data(count: 2)))
+        case "disk failure": return core.spillWritten(2, error: Failure())
+        case "attach": return core.attach(NamedEngine(name: "engine 2"))
         default:
             Issue.record("no event \(event)")
-            return TransferEffects()
+            return Core.Actions()
         }
     }
 
-    /// The effects in words, in the order the owner performs them.
-    static func words(_ effects: TransferEffects<ResponseHead, String, String, String>) -> [String] {
-        var words: [String] = []
-        if let hold = effects.resume { words.append("resume engine (\(hold))") }
-        for (waiter, outcome) in effects.resumes {
-            switch outcome {
-            case .head(let head): words.append("\(waiter) gets head \(head.statusCode)")
-            case .end: words.append("\(waiter) gets the end")
-            case .chunk(let chunk): words.append("\(waiter) gets [\(chunk.count)]")
-            case .chunks(let chunks): words.append("\(waiter) gets \(chunks.map(\.count))")
-            case .failure(is CancellationError): words.append("\(waiter) gets cancelled")
-            case .failure(let error as RequestError): words.append("\(waiter) gets \(error.code)")
-            case .failure: words.append("\(waiter) gets the failure")
+    /// The actions in words, in the order the owner performs them.
+    static func words(_ actions: Core.Actions) -> [String] {
+        actions.map { action in
+            switch action {
+            case .resumeEngine: "resume engine"
+            case .resume(let waiter, .head(let head)): "\(waiter) gets head \((try? head.responseHead())?.statusCode ?? 0)"
+            case .resume(let waiter, .end): "\(waiter) gets the end"
+            case .resume(let waiter, .chunk(let chunk)): "\(waiter) gets [\(chunk.count)]"
+            case .resume(let waiter, .chunks(let chunks)): "\(waiter) gets \(chunks.map(\.count))"
+            case .resume(let waiter, .failure(is CancellationError)): "\(waiter) gets cancelled"
+            case .resume(let waiter, .failure(let error as RequestError)): "\(waiter) gets \(error.code)"
+            case .resume(let waiter, .failure): "\(waiter) gets the failure"
+            case .stop(let engine): "stop \((engine as? NamedEngine)?.name ?? "?")"
+            case .pause: "pause engine"
+            case .spill(_, let chunk): "spill [\(chunk.count)]"
+            case .readSpill(_, let count): "read \(count) from disk"
+            case .closeSpill: "close spill"
+            case .release(let engine as NamedEngine): "release \(engine.name)"
+            case .release: "drop buffer"
             }
         }
-        if let engine = effects.stop { words.append("stop \(engine)") }
-        if effects.pause { words.append("pause engine") }
-        if let engine = effects.release { words.append("release \(engine)") }
-        if effects.dropped != nil { words.append("drop buffer") }
-        return words
     }
 
-    static let table: [(state: String, event: String, effects: [String], phase: Core.Phase)] = [
+    static let table: [(state: String, event: String, effects: [String], phase: TransferPhase)] = [
         // Waiting for the head.
         ("awaiting head", "head", [], .streaming),
         ("awaiting head, head awaited", "head", ["head reader gets head 200"], .streaming),
         ("awaiting head", "wait for head", [], .awaitingHead),
         ("awaiting head, head awaited", "wait for head", ["head reader 2 gets the failure"], .awaitingHead),
-        ("awaiting head, head awaited", "failure", ["head reader gets the failure", "release engine"], .failed),
-        ("awaiting head, head awaited", "end", ["head reader gets the failure", "release engine"], .failed),
-        ("awaiting head, head awaited", "cancel", ["head reader gets cancelled", "stop engine"], .cancelled),
+        ("awaiting head, head awaited", "failure", ["release engine", "head reader gets the failure"], .failed),
+        ("awaiting head, head awaited", "end", ["release engine", "head reader gets the failure"], .failed),
+        ("awaiting head, head awaited", "cancel", ["stop engine", "head reader gets cancelled"], .cancelled),
         ("awaiting head", "attach", ["release engine"], .awaitingHead),
         // The body arriving.
         ("streaming", "head", [], .streaming),
@@ -115,18 +147,18 @@ import Testing
         ("streaming", "wait for chunk", [], .streaming),
         ("streaming, reader waiting", "chunk", ["reader gets [1]"], .streaming),
         ("streaming, reader waiting", "wait for chunk", ["reader 2 gets streamFailed"], .streaming),
-        ("streaming, reader waiting", "end", ["reader gets the end", "release engine"], .ended),
-        ("streaming, reader waiting", "failure", ["reader gets the failure", "release engine"], .failed),
-        ("streaming, reader waiting", "cancel", ["reader gets cancelled", "stop engine"], .cancelled),
+        ("streaming, reader waiting", "end", ["release engine", "reader gets the end"], .ended),
+        ("streaming, reader waiting", "failure", ["release engine", "reader gets the failure"], .failed),
+        ("streaming, reader waiting", "cancel", ["stop engine", "reader gets cancelled"], .cancelled),
         ("streaming, 3 bytes buffered", "wait for chunk", ["reader 2 gets [3]"], .streaming),
         ("streaming, 3 bytes buffered", "cancel", ["stop engine", "drop buffer"], .cancelled),
         // Back-pressure: paused at the limit, resumed at half of it.
         ("streaming, pausing", "paused", [], .streaming),
         ("streaming, pausing", "chunk", [], .streaming),
         ("streaming, pausing", "wait for chunk", ["reader 2 gets [8]"], .streaming),
-        ("streaming, paused", "wait for chunk", ["resume engine (hold)", "reader 2 gets [8]"], .streaming),
-        ("streaming, paused", "cancel", ["resume engine (hold)", "stop engine", "drop buffer"], .cancelled),
-        ("streaming, paused", "end", ["resume engine (hold)", "release engine"], .ended),
+        ("streaming, paused", "wait for chunk", ["reader 2 gets [8]", "resume engine"], .streaming),
+        ("streaming, paused", "cancel", ["stop engine", "resume engine", "drop buffer"], .cancelled),
+        ("streaming, paused", "end", ["release engine", "resume engine"], .ended),
         // Ended or failed: what is buffered first.
         ("ended, 3 bytes buffered", "wait for chunk", ["reader 2 gets [3]"], .ended),
         ("ended", "wait for chunk", ["reader 2 gets the end"], .ended),
@@ -145,28 +177,53 @@ import Testing
         ("cancelled", "end", [], .cancelled),
         ("cancelled", "cancel", [], .cancelled),
         ("cancelled", "attach", ["stop engine 2"], .cancelled),
+        // Spilling (an engine that cannot pause, its memory full): to disk, then read back.
+        ("spilling 2 bytes", "chunk", ["spill [1]"], .streaming),
+        ("spilling 2 bytes", "wait for chunk", ["reader 2 gets [8]"], .streaming),
+        ("spilling 2 bytes", "spilled", [], .streaming),
+        ("spilling 2 bytes", "disk failure", ["stop engine"], .failed),
+        ("spilling 2 bytes", "end", ["release engine"], .ended),
+        ("spilling 2 bytes", "cancel", ["stop engine", "drop buffer", "close spill"], .cancelled),
+        ("spilled, ended", "wait for chunk", ["reader 2 gets [8]"], .ended),
+        ("spilled, ended, memory read", "wait for chunk", ["read 2 from disk"], .ended),
+        ("spilled, ended, read from disk", "read back", ["reader 2 gets [2]", "close spill"], .ended),
+        ("spilled, ended, read from disk", "cancel", ["reader 2 gets cancelled", "close spill"], .cancelled),
+        ("spilled, ended, read from disk", "wait for chunk", ["reader 2 gets streamFailed"], .ended),
+        ("spilling 2 bytes, read, ended", "spilled", [], .ended),
+        ("spilling 2 bytes, read, ended", "read back", ["reader gets [2]"], .ended),
     ]
+
+    /// A transfer whose engine cannot pause: 8 bytes in memory, then 2 decided for disk and not
+    /// reported written yet.
+    static func spilling() -> Core {
+        var core = Core(request: (.get, url), buffering: TransferBuffering(bytes: 8, enginePauses: false, batchBytes: 0))
+        _ = core.attach(NamedEngine(name: "engine"))
+        _ = core.receive(head: head)
+        _ = core.receive(Data(count: 8))
+        _ = core.receive(Data(count: 2))
+        return core
+    }
 
     @Test(arguments: table.indices)
     func transition(row: Int) {
         let (state, event, expected, phase) = Self.table[row]
         var core = Self.core(state)
-        let effects = Self.apply(event, to: &core)
-        #expect(Self.words(effects) == expected, "\(state) + \(event)")
+        let actions = Self.apply(event, to: &core)
+        #expect(Self.words(actions) == expected, "\(state) + \(event)")
         #expect(core.phase == phase, "\(state) + \(event)")
     }
 
     /// A paused engine is resumed once the reader took the queue down to half the byte limit.
     @Test func aPausedEngineResumesAtHalfTheLimit() {
-        var core = Core(request: (.get, Self.url), buffering: ChunkQueue.Limits(bytes: 8, enginePauses: true, batchBytes: 0))
-        _ = core.attach("engine")
+        var core = Core(request: (.get, Self.url), buffering: TransferBuffering(bytes: 8, enginePauses: true, batchBytes: 0))
+        _ = core.attach(NamedEngine(name: "engine"))
         _ = core.receive(head: Self.head)
         _ = core.receive(Data(count: 3))
         _ = core.receive(Data(count: 3))
         #expect(Self.words(core.receive(Data(count: 3))) == ["pause engine"])
-        #expect(Self.words(core.paused("hold")).isEmpty)
+        #expect(Self.words(core.paused(resumingWith: {})).isEmpty)
         #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [3]"])
-        #expect(Self.words(core.waitForChunk("reader")) == ["resume engine (hold)", "reader gets [3]"])
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [3]", "resume engine"])
     }
 
     /// The reader catching up while the engine is being paused: the pause, once reported, is
@@ -174,40 +231,56 @@ import Testing
     @Test func aPauseReportedAfterTheReaderCaughtUpResumesAtOnce() {
         var core = Self.core("streaming, pausing")
         #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [8]"])
-        #expect(Self.words(core.paused("hold")) == ["resume engine (hold)"])
+        #expect(Self.words(core.paused(resumingWith: {})) == ["resume engine"])
     }
 
-    /// An engine that cannot pause spills what is beyond the limit to disk, read back in order.
+    /// An engine that cannot pause sends what is beyond the limit to disk, and everything after
+    /// it too while anything waits there: memory is read first, then the disk, in order.
     @Test func anEngineThatCannotPauseSpillsInOrder() {
-        var core = Core(request: (.get, Self.url), buffering: ChunkQueue.Limits(bytes: 4, enginePauses: false, batchBytes: 0))
+        var core = Core(request: (.get, Self.url), buffering: TransferBuffering(bytes: 4, enginePauses: false, batchBytes: 0))
         _ = core.receive(head: Self.head)
-        for byte in UInt8(0)..<6 {
-            #expect(Self.words(core.receive(Data([byte, byte]))).isEmpty)
+        var words: [String] = []
+        for byte in UInt8(0)..<4 {
+            words += Self.words(core.receive(Data([byte, byte])))
         }
-        _ = core.finish(nil)
-        var read = Data()
-        while let outcome = core.waitForChunk("reader").resumes.first?.outcome {
-            switch outcome {
-            case .chunk(let chunk): read.append(chunk)
-            case .chunks(let chunks): chunks.forEach { read.append($0) }
-            default: break
-            }
-            if case .end = outcome { break }
-        }
-        #expect(read == Data([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]))
+        #expect(words == ["spill [2]", "spill [2]"])
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [2]"])
+        // Memory has room again, but the disk holds older bytes: the next chunk goes after them.
+        #expect(Self.words(core.receive(Data([4, 4]))) == ["spill [2]"])
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [2]"])
+        #expect(Self.words(core.waitForChunk("reader")) == ["read 6 from disk"])
+        // The disk drained: chunks go to memory again, read after the bytes from disk.
+        #expect(Self.words(core.receive(Data([5]))).isEmpty)
+        #expect(Self.words(core.spillRead(.success(Data(count: 6)))) == ["reader gets [6]"])
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [1]"])
     }
 
-    /// A reader further behind than the spill limit fails the transfer, and the engine stops.
+    /// A reader further behind than the spill limit fails the transfer, and the engine stops;
+    /// the chunk that could not be kept is not kept.
     @Test func aReaderTooFarBehindFailsTheTransfer() {
-        var core = Core(request: (.get, Self.url), buffering: ChunkQueue.Limits(bytes: 2, enginePauses: false, spillLimit: 4))
-        _ = core.attach("engine")
+        var core = Core(request: (.get, Self.url), buffering: TransferBuffering(bytes: 2, enginePauses: false, spillLimit: 4))
+        _ = core.attach(NamedEngine(name: "engine"))
         _ = core.receive(head: Self.head)
         _ = core.receive(Data([1, 2]))
         #expect(Self.words(core.receive(Data(count: 5))) == ["stop engine"])
         #expect(core.phase == .failed)
         // What was kept is read, then the failure.
         #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [2]"])
-        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [5]"])
         #expect(Self.words(core.waitForChunk("reader")) == ["reader gets bodyTooLarge"])
+    }
+
+    /// A disk slower than the network fails the transfer once the bytes not yet written pass
+    /// their limit, instead of holding them all in memory.
+    @Test func aDiskFarBehindTheNetworkFailsTheTransfer() {
+        var core = Core(request: (.get, Self.url), buffering: TransferBuffering(bytes: 1, enginePauses: false))
+        _ = core.attach(NamedEngine(name: "engine"))
+        _ = core.receive(head: Self.head)
+        _ = core.receive(Data([1]))
+        let chunk = Data(count: 1 << 20)
+        for _ in 0..<64 {
+            #expect(Self.words(core.receive(chunk)) == ["spill [\(1 << 20)]"])
+        }
+        #expect(Self.words(core.receive(chunk)) == ["stop engine"])
+        #expect(core.phase == .failed)
     }
 }

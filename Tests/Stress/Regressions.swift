@@ -54,57 +54,42 @@ package enum Regressions {
     /// stopped the engine on its own thread waited there for FoundationNetworking's work queue,
     /// while that queue, delivering a chunk, waited for the same status lock to resume the
     /// cancelled reader. The engine here is a serial queue that stops as `URLSessionTask.cancel()`
-    /// does (`queue.sync`); a hook orders the events: the chunk has taken the reader's waiter, the
-    /// reader is cancelled, its handler stops the engine, and only then is the waiter resumed.
+    /// does (`queue.sync`). The transfer carries no hook to order events, so the race is run
+    /// many times, the chunk's delivery and the cancel started together at staggered moments:
+    /// each time, cancelling must return and the reader must finish.
     @Sendable static func cancellationHandlerDoesNotBlock() -> String? {
         let workQueue = DispatchQueue(label: "engine work queue")
-        let tookWaiter = DispatchSemaphore(value: 0)
-        let stopping = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let url = URL(string: "http://127.0.0.1/") ?? URL(fileURLWithPath: "/")
-        let stream = TransferStream(
-            request: (.get, url), buffering: ChunkQueue.Limits(bytes: 1 << 20, enginePauses: false),
-            stop: { _ in
-                stopping.signal()
-                workQueue.sync {}
-            },
-            beforeResuming: {
-                tookWaiter.signal()
-                release.wait()
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            let stream = TransferStream(method: .get, url: url, buffering: TransferBuffering(bytes: 1 << 20, enginePauses: false))
+            stream.attach(QueueEngine(queue: workQueue))
+            stream.receive(head: ResponseHead(statusCode: 200, url: url))
+            let finished = DispatchSemaphore(value: 0)
+            let reader = Task {
+                _ = try? await stream.next()
+                finished.signal()
             }
-        )
-        stream.receive(head: ResponseHead(statusCode: 200, url: url))
-        stream.attach(1)
-        let finished = DispatchSemaphore(value: 0)
-        let reader = Task {
-            _ = try? await stream.next()
-            finished.signal()
-        }
-        // The reader waits for a chunk once the stream holds its waiter.
-        let start = DispatchTime.now()
-        while !stream.hasReader {
-            guard DispatchTime.now() < start + bound else { return "the reader never started waiting" }
-            usleep(1000)
-        }
-        workQueue.async { stream.receive(Data([1, 2, 3])) }
-        guard tookWaiter.wait(timeout: .now() + bound) == .success else { return "the chunk never reached the reader's waiter" }
-        // Once the engine is being stopped (inside the handler, before the fix), the chunk's
-        // delivery goes on and resumes the reader.
-        Thread {
-            _ = stopping.wait(timeout: .now() + bound)
-            release.signal()
-        }.start()
-        let cancelled = DispatchSemaphore(value: 0)
-        Thread {
-            reader.cancel()
-            cancelled.signal()
-        }.start()
-        guard cancelled.wait(timeout: .now() + bound) == .success else {
-            return "cancelling the reader's task did not return: its cancellation handler waited for the engine's queue"
-        }
-        guard finished.wait(timeout: .now() + bound) == .success else {
-            return "the cancelled reader never finished"
+            usleep(UInt32.random(in: 0...300, using: &random))
+            workQueue.async { stream.receive(Data([1, 2, 3])) }
+            let cancelled = DispatchSemaphore(value: 0)
+            Thread {
+                reader.cancel()
+                cancelled.signal()
+            }.start()
+            guard cancelled.wait(timeout: .now() + bound) == .success else {
+                return "round \(round): cancelling the reader's task did not return: its cancellation handler waited for the engine's queue"
+            }
+            guard finished.wait(timeout: .now() + bound) == .success else {
+                return "round \(round): the cancelled reader never finished"
+            }
         }
         return nil
+    }
+
+    /// An engine whose stop waits for its work queue, as `URLSessionTask.cancel()` does on Linux.
+    private struct QueueEngine: TransferEngine {
+        let queue: DispatchQueue
+        func stop() { queue.sync {} }
     }
 }

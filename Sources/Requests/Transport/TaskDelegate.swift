@@ -3,12 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// MARK: - URLSessionTransfer
-
-/// A `URLSessionTask`'s transfer: its head an `HTTPURLResponse`, the task what stops it and what
-/// a pause holds (Apple platforms suspend a task whose reader is behind, and resume it).
-typealias URLSessionTransfer = TransferStream
-
 // MARK: - TaskDelegate
 
 /// The delegate of a ``URLSessionTransport``'s session (and, on Linux, of each streamed
@@ -20,7 +14,7 @@ typealias URLSessionTransfer = TransferStream
 final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// What the delegate keeps for one task.
     struct Entry {
-        let stream: URLSessionTransfer
+        let stream: TransferStream
         let progress: (@Sendable (Int64, Int64?) -> Void)?
         /// A temporary file holding a streamed body, removed when the task completes.
         let spooled: URL?
@@ -43,7 +37,7 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Starts feeding `stream` from `task`; call before the task is resumed.
     func register(
-        _ task: URLSessionTask, stream: URLSessionTransfer, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?,
+        _ task: URLSessionTask, stream: TransferStream, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?,
         handle: TransferHandle
     ) {
         let entry = Entry(stream: stream, progress: progress, spooled: spooled, handle: handle)
@@ -77,13 +71,13 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // The reader is behind (Apple platforms only: FoundationNetworking cannot pause a
         // transfer, and its streams spill to disk instead).
         dataTask.suspend()
-        stream.paused(dataTask)
+        stream.paused { dataTask.resume() }
     }
 
     /// Hands a response head to the transfer: an `HTTPURLResponse`'s, or a failure.
-    static func receive(_ response: URLResponse, into stream: URLSessionTransfer) {
+    static func receive(_ response: URLResponse, into stream: TransferStream) {
         if let http = response as? HTTPURLResponse {
-            stream.receive(head: http)
+            stream.receive(head: URLSessionHead(response: http))
         } else {
             stream.finish(TransportError(.other, detail: "the response is not HTTP"))
         }

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - TransferCore
 
 /// One transfer's state, from the request sent to the body's end: a value whose every transition
-/// returns the effects to perform, and performs none itself.
+/// returns the actions to perform, and performs none itself.
 ///
 /// ```
 /// awaitingHead ──head──▶ streaming ──end──▶ ended       (what is buffered is still read)
@@ -12,333 +12,336 @@ import Foundation
 ///      └────────── cancel ──┴────────────▶ cancelled    (nothing is read; the engine stops)
 /// ```
 ///
-/// Its owner (``TransferStream``) keeps it under a lock, runs each event as
-/// `let effects = state.withLock { $0.receive(chunk) }` and performs the effects once unlocked:
-/// resume a waiter, stop, pause or resume the engine, release what the transfer held. So nothing
-/// is resumed, called or deinitialised inside the lock (see ``Guarded``).
+/// Each state carries what it owns: the engine only while it runs, the head once it came, the
+/// error once failed; nothing at all once cancelled. Its owner (``TransferStream``) keeps it
+/// under a lock, runs each event as `let actions = state.withLock { $0.receive(chunk) }` and
+/// performs the actions once unlocked: resume a waiter, stop, pause or resume the engine, write
+/// or read the spill file (on the file's own queue), release what the transfer held. So nothing
+/// is resumed, called, written or deinitialised inside the lock (see ``Guarded``).
 ///
-/// Generic over what it hands back, so that a test can drive it with plain values: `Head` is the
-/// engine's own head (made into a ``ResponseHead`` by the reader, not on the engine's thread),
-/// `Waiter` what waits for the head or a chunk (a continuation), `Engine` what stops the transfer
-/// (a `URLSessionTask`), `Hold` what holds the engine back while the reader is behind (an event
-/// loop's promise, or the task to resume).
-///
-/// Invariants:
-/// - a waiter is handed out (in ``TransferEffects/resumes``) once, and no longer kept;
-/// - a reader waits only while nothing is buffered and the body has not ended;
-/// - `flow` is `.pausing` or `.paused` only while the body runs and more than `limit` waits (or
-///   until the engine has reported the pause it was asked for);
-/// - once cancelled, nothing is buffered, no waiter is kept, and no engine is kept.
-package struct TransferCore<Head, Waiter, Engine, Hold> {
-    /// Where the transfer stands.
-    package enum Phase: Equatable, Sendable {
-        /// The request is under way; no head yet.
-        case awaitingHead
-        /// The head arrived; the body is arriving.
-        case streaming
-        /// The engine finished the body; what is buffered is still to be read.
-        case ended
-        /// The engine failed; what is buffered is read first, then the failure.
-        case failed
-        /// Cancelled by the reader, the session or a timeout: nothing more is read.
-        case cancelled
-    }
-
-    /// What a waiter is resumed with.
-    package enum Outcome {
-        case head(Head)
-        case chunk(Data)
-        /// Chunks taken at once, joined by the owner outside the lock.
-        case chunks([Data])
-        /// The end of the body.
-        case end
-        case failure(any Error)
-    }
+/// Generic over who waits, so that a test can drive it with plain values.
+struct TransferCore<Waiter> {
+    typealias Actions = TransferActions<Waiter>
 
     /// How the engine is held back when the reader is behind.
-    package enum Flow {
+    enum Flow {
         case running
-        /// Asked to pause; the owner has not reported it done. `resumeWanted` is set when the
+        /// Asked to pause; the engine has not reported it done. `resumeWanted` is set when the
         /// reader caught up in between.
         case pausing(resumeWanted: Bool)
-        case paused(Hold)
+        /// Paused; the closure lets it go on.
+        case paused(@Sendable () -> Void)
     }
 
-    private(set) var phase = Phase.awaitingHead
-    private(set) var head: Head?
-    private var headWaiter: Waiter?
-    private var chunkWaiter: Waiter?
-    private(set) var queue: ChunkQueue
-    private var failure: (any Error)?
-    private var engine: Engine?
-    private(set) var flow = Flow.running
+    /// What the reader has not taken: chunks in memory, then bytes on disk.
+    ///
+    /// Invariants: spilled bytes are newer than every chunk in memory (while `onDisk > 0`, chunks
+    /// go to disk); a read waits on the file's queue for the writes decided before it; at most one
+    /// read is outstanding, its reader kept in `diskReader`; `file` is kept until the transfer is
+    /// over and no write or read of it is outstanding, then closed.
+    struct Buffer {
+        var memory = ChunkQueue()
+        var file: SpillFile?
+        /// Bytes decided for the disk that no read has asked for yet.
+        var onDisk = 0
+        /// Bytes decided for the disk that the file has not reported written.
+        var unwritten = 0
+        /// The reader, while the file reads bytes back for it (``TransferCore/spillRead(_:)``).
+        var diskReader: Waiter?
+
+        var isEmpty: Bool { memory.isEmpty && onDisk == 0 }
+    }
+
+    /// The body while the engine runs.
+    ///
+    /// Invariants: `waiter` is kept only while `buffer` is empty; `flow` is `.pausing` or
+    /// `.paused` only while more than the limit waits (or until the engine reported the pause
+    /// it was asked for).
+    struct Body {
+        var buffer = Buffer()
+        var waiter: Waiter?
+        var flow = Flow.running
+    }
+
+    enum State {
+        case awaitingHead(engine: (any TransferEngine)?, headWaiter: Waiter?, body: Body)
+        case streaming(head: any TransferHead, engine: (any TransferEngine)?, body: Body)
+        /// The engine finished; no waiter is kept (the one waiting got the end).
+        case ended(head: any TransferHead, buffer: Buffer)
+        /// The engine failed, or the buffer could not keep a chunk; no waiter is kept.
+        case failed(head: (any TransferHead)?, buffer: Buffer, error: any Error)
+        case cancelled
+        /// Only inside a transition, so that a payload is changed in place and not copied.
+        case modifying
+    }
+
+    var state: State
+    /// How much may wait, and what happens beyond it.
+    let limits: TransferBuffering
     /// The request, for naming it in errors.
     let request: (method: HTTPMethod, url: URL)
+    /// The spill file's queue (its own by default).
+    private let spillQueue: DispatchQueue?
 
     /// A transfer waiting for its head.
     ///
     /// - Parameters:
     ///   - request: The request, for naming it in errors.
     ///   - buffering: How much may wait for the reader, and what happens beyond it.
-    init(request: (method: HTTPMethod, url: URL), buffering: ChunkQueue.Limits) {
+    ///   - spillQueue: Where the spill file's I/O runs; a serial queue of its own by default.
+    init(request: (method: HTTPMethod, url: URL), buffering: TransferBuffering, spillQueue: DispatchQueue? = nil) {
         self.request = request
-        self.queue = ChunkQueue(limits: buffering)
+        self.limits = buffering
+        self.spillQueue = spillQueue
+        self.state = .awaitingHead(engine: nil, headWaiter: nil, body: Body())
     }
 
-    /// Whether a reader waits for a chunk.
-    var hasChunkWaiter: Bool { chunkWaiter != nil }
+    /// Where the transfer stands.
+    var phase: TransferPhase {
+        switch state {
+        case .awaitingHead, .modifying: .awaitingHead
+        case .streaming: .streaming
+        case .ended: .ended
+        case .failed: .failed
+        case .cancelled: .cancelled
+        }
+    }
 
     /// Whether the transfer is over for the engine: ended, failed or cancelled.
-    var isOver: Bool { phase == .ended || phase == .failed || phase == .cancelled }
+    var isOver: Bool {
+        switch state {
+        case .ended, .failed, .cancelled: true
+        case .awaitingHead, .streaming, .modifying: false
+        }
+    }
 
     // MARK: Engine events
 
     /// The engine that carries the transfer is known: it is kept to be stopped on cancellation
     /// (replacing one that failed before the head), or stopped at once when the transfer was
     /// cancelled first.
-    mutating func attach(_ engine: Engine) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        switch phase {
-        case .cancelled: effects.stop = engine
-        case .ended, .failed: effects.release = engine
-        case .awaitingHead, .streaming:
+    mutating func attach(_ engine: any TransferEngine) -> Actions {
+        var actions = Actions()
+        switch state {
+        case .cancelled:
+            actions.append(.stop(engine))
+        case .ended, .failed, .modifying:
+            actions.append(.release(engine))
+        case .awaitingHead(let old, let waiter, let body):
             // A request sent again (on a new connection) replaces the engine that failed.
-            effects.release = self.engine
-            self.engine = engine
+            if let old { actions.append(.release(old)) }
+            state = .awaitingHead(engine: engine, headWaiter: waiter, body: body)
+        case .streaming(let head, let old, let body):
+            if let old { actions.append(.release(old)) }
+            state = .streaming(head: head, engine: engine, body: body)
         }
-        return effects
+        return actions
     }
 
     /// The response head arrived; a second head is ignored.
-    mutating func receive(head: Head) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        guard phase == .awaitingHead else { return effects }
-        phase = .streaming
-        self.head = head
-        if let waiter = headWaiter.take() {
-            effects.resume(waiter, with: .head(head))
-        }
-        return effects
+    mutating func receive(head: any TransferHead) -> Actions {
+        var actions = Actions()
+        guard case .awaitingHead(let engine, let waiter, let body) = state else { return actions }
+        state = .streaming(head: head, engine: engine, body: body)
+        if let waiter { actions.append(.resume(waiter, .head(head))) }
+        return actions
     }
 
-    /// A chunk of the body arrived: to the waiting reader, or into the queue (which may ask the
-    /// engine to pause, or fail the transfer when the reader is too far behind).
-    mutating func receive(_ chunk: Data) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        guard !chunk.isEmpty, phase == .streaming || phase == .awaitingHead else { return effects }
-        if let waiter = chunkWaiter.take() {
-            effects.resume(waiter, with: .chunk(chunk))
-            return effects
-        }
-        switch queue.append(chunk, request: request) {
-        case .kept:
-            break
-        case .full:
-            if case .running = flow {
-                flow = .pausing(resumeWanted: false)
-                effects.pause = true
+    /// A chunk of the body arrived: to the waiting reader, or into memory, or (past the memory
+    /// limit, for an engine that cannot pause) to disk. Past the limits, the engine is asked to
+    /// pause, or the transfer fails when the reader is too far behind.
+    mutating func receive(_ chunk: Data) -> Actions {
+        var actions = Actions()
+        guard !chunk.isEmpty else { return actions }
+        var failure: (any Error)?
+        let (limits, request, spillQueue) = (self.limits, self.request, self.spillQueue)
+        modifyBody { body in
+            if let waiter = body.waiter.take() {
+                actions.append(.resume(waiter, .chunk(chunk)))
+                return
             }
-        case .failed(let error):
-            // The reader fell too far behind, or the disk failed: the reader reads what was
-            // kept, then the failure.
-            fail(with: error, effects: &effects)
+            let buffer = body.buffer
+            if buffer.onDisk == 0, limits.enginePauses || buffer.memory.buffered + chunk.count <= limits.bytes {
+                body.buffer.memory.append(chunk)
+                if limits.enginePauses, body.buffer.memory.buffered >= limits.bytes || body.buffer.memory.count >= limits.chunks,
+                   case .running = body.flow {
+                    body.flow = .pausing(resumeWanted: false)
+                    actions.append(.pause)
+                }
+                return
+            }
+            if buffer.memory.buffered + buffer.onDisk + chunk.count > limits.spillLimit {
+                failure = RequestError(.bodyTooLarge, method: request.method, url: request.url,
+                                       detail: "the reader fell more than \(limits.spillLimit) bytes behind the network")
+            } else if buffer.unwritten + chunk.count > limits.unwrittenLimit {
+                failure = RequestError(.streamFailed, method: request.method, url: request.url,
+                                       detail: "the disk fell \(buffer.unwritten) bytes behind the network while the reader was behind")
+            } else {
+                let file = buffer.file ?? SpillFile(directory: limits.spillDirectory, queue: spillQueue)
+                body.buffer.file = file
+                body.buffer.onDisk += chunk.count
+                body.buffer.unwritten += chunk.count
+                actions.append(.spill(file, chunk))
+            }
         }
-        return effects
+        if let failure { fail(with: failure, actions: &actions) }
+        return actions
+    }
+
+    /// The spill file wrote a chunk of `count` bytes, or failed to with `error`.
+    mutating func spillWritten(_ count: Int, error: (any Error)?) -> Actions {
+        var actions = Actions()
+        modifyBuffer { $0.unwritten -= count }
+        if let error {
+            fail(with: RequestError(.streamFailed, method: request.method, url: request.url,
+                                    detail: "could not buffer the body on disk", underlyingError: error), actions: &actions)
+        }
+        closeSpillIfDone(&actions)
+        return actions
+    }
+
+    /// The spill file read bytes back for the reader, or failed to.
+    mutating func spillRead(_ result: Result<Data, any Error>) -> Actions {
+        var actions = Actions()
+        var reader: Waiter?
+        modifyBuffer { reader = $0.diskReader.take() }
+        // Cancelled meanwhile: the reader was told, and the bytes go.
+        if let reader {
+            switch result {
+            case .success(let data): actions.append(.resume(reader, .chunk(data)))
+            case .failure(let error): actions.append(.resume(reader, .failure(error)))
+            }
+        }
+        closeSpillIfDone(&actions)
+        return actions
     }
 
     /// The engine finished the transfer, with `error` or without. Before the head, a finish
     /// without error is a failure too: there is no response.
-    mutating func finish(_ error: (any Error)?) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        effects.release = engine.take()
-        effects.resumeHold(&flow)
-        switch phase {
-        case .ended, .failed, .cancelled:
-            return effects
-        case .awaitingHead:
-            phase = .failed
-            failure = error ?? TransportError(.other, detail: "the transfer ended without a response head")
-        case .streaming:
-            phase = error == nil ? .ended : .failed
-            failure = error
-        }
-        if let waiter = headWaiter.take() {
-            effects.resume(waiter, with: .failure(failure ?? CancellationError()))
-        }
-        if let waiter = chunkWaiter.take() {
+    mutating func finish(_ error: (any Error)?) -> Actions {
+        var actions = Actions()
+        switch state {
+        case .ended, .failed, .cancelled, .modifying:
+            return actions
+        case .awaitingHead(let engine, let headWaiter, var body):
+            let failure = error ?? TransportError(.other, detail: "the transfer ended without a response head")
+            state = .failed(head: nil, buffer: body.buffer, error: failure)
+            if let engine { actions.append(.release(engine)) }
+            Self.letGo(&body.flow, &actions)
+            if let headWaiter { actions.append(.resume(headWaiter, .failure(failure))) }
+            if let waiter = body.waiter { actions.append(.resume(waiter, .failure(failure))) }
+        case .streaming(let head, let engine, var body):
+            if let error {
+                state = .failed(head: head, buffer: body.buffer, error: error)
+            } else {
+                state = .ended(head: head, buffer: body.buffer)
+            }
+            if let engine { actions.append(.release(engine)) }
+            Self.letGo(&body.flow, &actions)
             // A reader waits only while nothing is buffered: the end is next.
-            effects.resume(waiter, with: failure.map { .failure($0) } ?? .end)
+            if let waiter = body.waiter { actions.append(.resume(waiter, error.map { .failure($0) } ?? .end)) }
         }
-        return effects
+        closeSpillIfDone(&actions)
+        return actions
     }
 
-    /// The engine did what ``TransferEffects/pause`` asked, and `hold` resumes it. When the
-    /// reader caught up meanwhile, or the transfer is over, it is resumed at once.
-    mutating func paused(_ hold: Hold) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        if case .pausing(let resumeWanted) = flow, !resumeWanted, !isOver {
-            flow = .paused(hold)
-        } else {
-            flow = .running
-            effects.resume = hold
-        }
-        return effects
-    }
-
-    // MARK: Reader events
-
-    /// The reader waits for the head.
-    mutating func waitForHead(_ waiter: Waiter) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        if phase == .cancelled {
-            effects.resume(waiter, with: .failure(CancellationError()))
-        } else if let head {
-            effects.resume(waiter, with: .head(head))
-        } else if phase == .failed {
-            effects.resume(waiter, with: .failure(failure ?? CancellationError()))
-        } else if headWaiter != nil {
-            effects.resume(waiter, with: .failure(TransportError(.other, detail: "the head is already awaited")))
-        } else {
-            headWaiter = waiter
-        }
-        return effects
-    }
-
-    /// The reader waits for the next chunk: what is buffered (up to a batch), the end, or a wait.
-    /// Taking the queue down to half its limit resumes a paused engine.
-    mutating func waitForChunk(_ waiter: Waiter) -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        if phase == .cancelled {
-            effects.resume(waiter, with: .failure(CancellationError()))
-            return effects
-        }
-        switch queue.take(request: request) {
-        case .chunk(let chunk):
-            effects.resume(waiter, with: .chunk(chunk))
-            if queue.isBelowResumeMark { effects.resumeHold(&flow) }
-        case .chunks(let chunks):
-            effects.resume(waiter, with: .chunks(chunks))
-            if queue.isBelowResumeMark { effects.resumeHold(&flow) }
-        case .failed(let error):
-            fail(with: error, effects: &effects)
-            effects.resume(waiter, with: .failure(error))
-        case .empty:
-            switch phase {
-            case .ended:
-                effects.resume(waiter, with: .end)
-            case .failed:
-                effects.resume(waiter, with: .failure(failure ?? CancellationError()))
-            case .awaitingHead, .streaming, .cancelled:
-                if chunkWaiter != nil {
-                    effects.resume(waiter, with: .failure(RequestError(
-                        .streamFailed, method: request.method, url: request.url,
-                        detail: "the body is already being read by another loop; a body is read once")))
-                } else {
-                    chunkWaiter = waiter
-                }
+    /// The engine did what ``TransferAction/pause`` asked, and `resume` lets it go on. When the
+    /// reader caught up meanwhile, or the transfer is over, it goes on at once.
+    mutating func paused(resumingWith resume: @escaping @Sendable () -> Void) -> Actions {
+        var actions = Actions()
+        var kept = false
+        modifyBody { body in
+            if case .pausing(let resumeWanted) = body.flow, !resumeWanted {
+                body.flow = .paused(resume)
+                kept = true
+            } else {
+                body.flow = .running
             }
         }
-        return effects
+        if !kept { actions.append(.resumeEngine(resume)) }
+        return actions
     }
 
-    /// The transfer fails while the engine may still run (the queue could not keep a chunk, or
-    /// give one back): the engine stops and is let go of.
-    private mutating func fail(with error: any Error, effects: inout TransferEffects<Head, Waiter, Engine, Hold>) {
-        phase = .failed
-        failure = error
-        effects.stop = engine.take()
-        effects.resumeHold(&flow)
-    }
+    // MARK: Helpers
 
-    /// Cancels the transfer: every waiter fails with `CancellationError`, the engine is stopped
-    /// unless it finished, and what is buffered is dropped. A second cancel does nothing.
-    mutating func cancel() -> TransferEffects<Head, Waiter, Engine, Hold> {
-        var effects = TransferEffects<Head, Waiter, Engine, Hold>()
-        guard phase != .cancelled else { return effects }
-        let running = phase == .awaitingHead || phase == .streaming
-        phase = .cancelled
-        if let engine = engine.take() {
-            if running { effects.stop = engine } else { effects.release = engine }
-        }
-        effects.resumeHold(&flow)
-        if let waiter = headWaiter.take() {
-            effects.resume(waiter, with: .failure(CancellationError()))
-        }
-        if let waiter = chunkWaiter.take() {
-            effects.resume(waiter, with: .failure(CancellationError()))
-        }
-        effects.dropped = queue.removeAll()
-        return effects
-    }
-}
-
-// MARK: - TransferEffects
-
-/// What one transition of a ``TransferCore`` decided, for its owner to do once unlocked, in this
-/// order: resume the engine, resume the waiters, stop the engine, pause it, release the rest.
-package struct TransferEffects<Head, Waiter, Engine, Hold> {
-    /// Waiters to resume, at most two (the head's and a chunk's), in order; kept inline, so
-    /// that a transition allocates nothing.
-    var resumes = Resumes()
-    /// An engine to stop: the transfer was cancelled or failed while it ran.
-    var stop: Engine?
-    /// Ask the engine to stop reading, then report it with ``TransferCore/paused(_:)``.
-    var pause = false
-    /// A held-back engine to let go on.
-    var resume: Hold?
-    /// An engine that finished, released here rather than under the lock.
-    var release: Engine?
-    /// What was buffered when the transfer was cancelled, dropped (and closed) here.
-    var dropped: ChunkQueue.Dropped?
-
-    /// Whether there is nothing to do.
-    var isEmpty: Bool {
-        resumes.isEmpty && stop == nil && !pause && resume == nil && release == nil && dropped == nil
-    }
-
-    fileprivate mutating func resume(_ waiter: Waiter, with outcome: TransferCore<Head, Waiter, Engine, Hold>.Outcome) {
-        if resumes.first == nil {
-            resumes.first = (waiter, outcome)
-        } else {
-            resumes.second = (waiter, outcome)
+    /// Changes the body of a running transfer in place; does nothing once it is over.
+    mutating func modifyBody(_ change: (inout Body) -> Void) {
+        switch state {
+        case .awaitingHead(let engine, let waiter, var body):
+            state = .modifying
+            change(&body)
+            state = .awaitingHead(engine: engine, headWaiter: waiter, body: body)
+        case .streaming(let head, let engine, var body):
+            state = .modifying
+            change(&body)
+            state = .streaming(head: head, engine: engine, body: body)
+        case .ended, .failed, .cancelled, .modifying:
+            break
         }
     }
 
-    /// Up to two waiters to resume, in order.
-    package struct Resumes: Sequence {
-        package typealias Element = (waiter: Waiter, outcome: TransferCore<Head, Waiter, Engine, Hold>.Outcome)
-        var first: Element?
-        var second: Element?
-
-        var isEmpty: Bool { first == nil }
-
-        package func makeIterator() -> Iterator {
-            Iterator(upcoming: first, after: second)
+    /// Changes the buffer in place, whether the engine runs or not.
+    mutating func modifyBuffer(_ change: (inout Buffer) -> Void) {
+        switch state {
+        case .awaitingHead, .streaming:
+            modifyBody { change(&$0.buffer) }
+        case .ended(let head, var buffer):
+            state = .modifying
+            change(&buffer)
+            state = .ended(head: head, buffer: buffer)
+        case .failed(let head, var buffer, let error):
+            state = .modifying
+            change(&buffer)
+            state = .failed(head: head, buffer: buffer, error: error)
+        case .cancelled, .modifying:
+            break
         }
+    }
 
-        package struct Iterator: IteratorProtocol {
-            var upcoming: Element?
-            var after: Element?
+    /// Closes the spill file once the transfer is over and nothing of it is outstanding.
+    mutating func closeSpillIfDone(_ actions: inout Actions) {
+        guard isOver else { return }
+        modifyBuffer { buffer in
+            guard let file = buffer.file, buffer.onDisk == 0, buffer.unwritten == 0, buffer.diskReader == nil else { return }
+            buffer.file = nil
+            actions.append(.closeSpill(file))
+        }
+    }
 
-            package mutating func next() -> Element? {
-                defer { (upcoming, after) = (after, nil) }
-                return upcoming
-            }
+    /// The transfer fails while the engine may still run (the buffer could not keep a chunk):
+    /// the engine stops, and a reader waiting gets the failure after what is buffered.
+    mutating func fail(with error: any Error, actions: inout Actions) {
+        switch state {
+        case .awaitingHead(let engine, let headWaiter, var body):
+            state = .failed(head: nil, buffer: body.buffer, error: error)
+            if let engine { actions.append(.stop(engine)) }
+            Self.letGo(&body.flow, &actions)
+            if let headWaiter { actions.append(.resume(headWaiter, .failure(error))) }
+            if let waiter = body.waiter { actions.append(.resume(waiter, .failure(error))) }
+        case .streaming(let head, let engine, var body):
+            state = .failed(head: head, buffer: body.buffer, error: error)
+            if let engine { actions.append(.stop(engine)) }
+            Self.letGo(&body.flow, &actions)
+            if let waiter = body.waiter { actions.append(.resume(waiter, .failure(error))) }
+        case .ended(let head, let buffer):
+            // The body had all come; what could not be kept fails the rest of it.
+            state = .failed(head: head, buffer: buffer, error: error)
+        case .failed, .cancelled, .modifying:
+            break
         }
     }
 
     /// A hold on the engine is let go: the engine is over or stopped, or the reader caught up.
-    /// A pause not yet reported is let go when it is (``TransferCore/paused(_:)``).
-    fileprivate mutating func resumeHold(_ flow: inout TransferCore<Head, Waiter, Engine, Hold>.Flow) {
+    /// A pause not yet reported is let go when it is (``paused(resumingWith:)``).
+    static func letGo(_ flow: inout Flow, _ actions: inout Actions) {
         switch flow {
         case .running:
             break
         case .pausing:
-            // The owner reports the pause later; ``TransferCore/paused(_:)`` lets it go then.
             flow = .pausing(resumeWanted: true)
-        case .paused(let hold):
+        case .paused(let resume):
             flow = .running
-            resume = hold
+            actions.append(.resumeEngine(resume))
         }
     }
 }

@@ -2,118 +2,129 @@ import Foundation
 
 // MARK: - TransferStream
 
-/// One transfer between an engine and the body's reader (the head is the engine's own, which the
-/// reader turns into a ``ResponseHead``, off the engine's thread): a ``TransferCore`` under a lock, fed by
-/// the engine's events and the reader's waits, whose effects are performed once the lock is
-/// released. Both built-in engines hand their bodies to the session through it.
+/// One transfer between an engine and the body's reader: the transfer core every built-in
+/// engine uses, and the one to build a third-party ``Transport`` on.
+///
+/// It keeps the two rules a transport owes the session: nothing is resumed, called, stopped or
+/// written while its lock is held, and every wait ends (with the body, its failure, or
+/// `CancellationError`) however the engine and the reader interleave.
+///
+/// ```swift
+/// func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+///     let transfer = TransferStream(method: request.method, url: request.url,
+///                                   buffering: TransferBuffering(bytes: 1 << 20, enginePauses: true))
+///     request.handle.onCancel { transfer.cancel() }
+///     let call = engine.start(request)             // your engine, calling back:
+///     transfer.attach(call)                        //   what stops it (a TransferEngine)
+///     //   call.onHead { transfer.receive(head: $0) }
+///     //   call.onChunk { if transfer.receive($0) { call.pause(); transfer.paused { call.resume() } } }
+///     //   call.onEnd { transfer.finish($0) }
+///     return (try await transfer.head(), ResponseBody(source: transfer))
+/// }
+/// ```
 ///
 /// The engine side calls ``attach(_:)`` with what stops the transfer, ``receive(head:)``, then
 /// ``receive(_:)`` per chunk (pausing the engine when it answers `true`, and reporting it with
-/// ``paused(_:)``), and ``finish(_:)``. The reader calls ``head()``, then ``next()`` until `nil`;
-/// anyone may call ``cancel()``.
+/// ``paused(resumingWith:)``), and ``finish(_:)``, one event at a time. The reader calls
+/// ``head()``, then ``next()`` until `nil`; anyone may call ``cancel()``, and cancelling the
+/// reading task cancels the transfer too.
 ///
-/// What the owner does with the effects, and why each is safe:
+/// How each action is made safe, once the lock is released:
 /// - waiters are resumed after the lock is released, never inside it;
 /// - the engine is stopped on another thread: a cancellation handler runs while the Swift runtime
 ///   holds the cancelled task's status lock, and FoundationNetworking's `URLSessionTask.cancel()`
 ///   waits for the session's queue, which may itself be waiting to resume that task;
+/// - chunks past the memory limit of an engine that cannot pause are written to, and read back
+///   from, an unlinked file on a queue of the file's own, never on the engine's thread;
 /// - a finished engine, and what a cancelled transfer had buffered, are released here, unlocked.
 ///
-/// Not generic: the engine's types are erased to `any Sendable`, so that the core's transitions
-/// are compiled for one set of types and run specialised behind the body's protocol witness (a
-/// generic class's witness runs unspecialised code, which cost 5% of a loopback request).
-package final class TransferStream: ResponseBodySource {
-    /// The engine's head; its reader casts it back (`HTTPURLResponse`, NIO's `HTTPResponseHead`).
-    package typealias Head = any Sendable
-    /// What stops the transfer (a `URLSessionTask`, AsyncHTTPClient's task).
-    package typealias Engine = any Sendable
-    /// What lets a paused engine go on (the task, an event loop's promise).
-    package typealias Hold = any Sendable
-
+/// Not generic: heads and engines are existentials (``TransferHead``, ``TransferEngine``), so
+/// that the core's transitions are compiled for one set of types and run specialised behind the
+/// body's protocol witness (a generic class's witness runs unspecialised code, which cost 5% of
+/// a loopback request).
+public final class TransferStream: ResponseBodySource {
     /// Who waits: the head's reader or the body's.
-    package enum Waiter {
-        case head(CheckedContinuation<Head, any Error>)
+    enum Waiter {
+        case head(CheckedContinuation<any TransferHead, any Error>)
         case chunk(CheckedContinuation<Data?, any Error>)
     }
 
-    package typealias Core = TransferCore<Head, Waiter, Engine, Hold>
-    package typealias Effects = TransferEffects<Head, Waiter, Engine, Hold>
+    typealias Core = TransferCore<Waiter>
 
-    /// Invariant: the core is only read and changed under the lock; its effects are performed
+    /// Invariant: the core is only read and changed under the lock; its actions are performed
     /// after it (``perform(_:)``).
     private let state: Guarded<Core>
-    private let stopEngine: @Sendable (Engine) -> Void
-    private let resumeEngine: @Sendable (Hold) -> Void
-    /// A test's way to order events: runs after an engine event's transition, before its waiters
-    /// are resumed. `nil` outside tests.
-    private let beforeResuming: (@Sendable () -> Void)?
 
     /// Creates a transfer waiting for its head.
     ///
     /// - Parameters:
-    ///   - request: The request, for naming it in errors.
+    ///   - method: The request's method, for naming it in errors.
+    ///   - url: The request's URL, for naming it in errors.
     ///   - buffering: How much may wait for the reader, and what happens beyond it.
-    ///   - stop: Stops the engine; called at most once, on a thread of its own.
-    ///   - resume: Lets a paused engine go on.
-    ///   - beforeResuming: For tests only: runs before an engine event resumes a waiter.
-    package init(
-        request: (method: HTTPMethod, url: URL),
-        buffering: ChunkQueue.Limits,
-        stop: @escaping @Sendable (Engine) -> Void,
-        resume: @escaping @Sendable (Hold) -> Void = { _ in },
-        beforeResuming: (@Sendable () -> Void)? = nil
-    ) {
-        self.state = Guarded(Core(request: request, buffering: buffering))
-        self.stopEngine = stop
-        self.resumeEngine = resume
-        self.beforeResuming = beforeResuming
+    public convenience init(method: HTTPMethod, url: URL, buffering: TransferBuffering) {
+        self.init(request: (method, url), buffering: buffering)
+    }
+
+    /// Creates a transfer waiting for its head, its spill file's I/O on `spillQueue` (a serial
+    /// queue of the file's own by default).
+    package init(request: (method: HTTPMethod, url: URL), buffering: TransferBuffering, spillQueue: DispatchQueue? = nil) {
+        self.state = Guarded(Core(request: request, buffering: buffering, spillQueue: spillQueue))
     }
 
     // MARK: Engine side
 
     /// The engine that carries the transfer; stopped at once when the transfer was cancelled.
-    package func attach(_ engine: Engine) {
+    ///
+    /// Attach again when the request is sent again (on a new connection): the new engine
+    /// replaces the one that failed.
+    ///
+    /// - Parameter engine: What stops the transfer.
+    public func attach(_ engine: some TransferEngine) {
         perform(state.withLock { $0.attach(engine) })
     }
 
-    /// The response head arrived.
-    package func receive(head: Head) {
-        perform(state.withLock { $0.receive(head: head) }, fromEngine: true)
+    /// The response head arrived; a second one is ignored.
+    ///
+    /// - Parameter head: The head as the engine has it; the reader makes it a ``ResponseHead``.
+    public func receive(head: some TransferHead) {
+        perform(state.withLock { $0.receive(head: head) })
     }
 
     /// A chunk of the body arrived.
     ///
-    /// - Returns: Whether the engine should pause now: pause it, then call ``paused(_:)``.
+    /// - Parameter chunk: The bytes; an empty chunk is ignored.
+    /// - Returns: Whether the engine should pause now: pause it, then call ``paused(resumingWith:)``.
     @discardableResult
-    package func receive(_ chunk: Data) -> Bool {
-        let effects = state.withLock { $0.receive(chunk) }
-        let pause = effects.pause
-        perform(effects, fromEngine: true)
+    public func receive(_ chunk: Data) -> Bool {
+        let actions = state.withLock { $0.receive(chunk) }
+        let pause = actions.pause
+        perform(actions)
         return pause
     }
 
-    /// The engine paused as ``receive(_:)`` asked; `hold` lets it go on.
-    package func paused(_ hold: Hold) {
-        perform(state.withLock { $0.paused(hold) })
+    /// The engine paused as ``receive(_:)`` asked.
+    ///
+    /// - Parameter resume: Lets the engine go on; called once, when the reader has caught up or
+    ///   the transfer is over (at once when that happened meanwhile).
+    public func paused(resumingWith resume: @escaping @Sendable () -> Void) {
+        perform(state.withLock { $0.paused(resumingWith: resume) })
     }
 
-    /// The engine finished the transfer, with `error` or without.
-    package func finish(_ error: (any Error)?) {
-        perform(state.withLock { $0.finish(error) }, fromEngine: true)
+    /// The engine finished the transfer; a second finish is ignored.
+    ///
+    /// - Parameter error: Why it failed, or `nil` when the body is complete. Before the head, a
+    ///   finish without error fails the transfer too.
+    public func finish(_ error: (any Error)?) {
+        perform(state.withLock { $0.finish(error) })
     }
 
     /// Whether the transfer was cancelled.
-    package var isCancelled: Bool {
-        state.withLock { $0.phase == .cancelled }
-    }
-
-    /// Whether a reader waits for a chunk (for tests that order events).
-    package var hasReader: Bool {
-        state.withLock { $0.hasChunkWaiter }
+    public var isCancelled: Bool {
+        phase == .cancelled
     }
 
     /// Where the transfer stands.
-    package var phase: Core.Phase {
+    public var phase: TransferPhase {
         state.withLock { $0.phase }
     }
 
@@ -123,17 +134,22 @@ package final class TransferStream: ResponseBodySource {
     ///
     /// - Returns: The head.
     /// - Throws: The engine's failure before the head, or `CancellationError`.
-    package func head() async throws -> Head {
-        try await withTaskCancellationHandler {
+    public func head() async throws -> ResponseHead {
+        let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 perform(state.withLock { $0.waitForHead(.head(continuation)) })
             }
         } onCancel: {
             cancel()
         }
+        return try head.responseHead()
     }
 
-    package func next() async throws -> Data? {
+    /// The next chunk of the body, or `nil` at its end.
+    ///
+    /// - Returns: A chunk (what waited, joined up to a batch), or `nil`.
+    /// - Throws: The engine's failure after what came, or `CancellationError`.
+    public func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 perform(state.withLock { $0.waitForChunk(.chunk(continuation)) })
@@ -143,33 +159,44 @@ package final class TransferStream: ResponseBodySource {
         }
     }
 
-    package func cancel() {
+    /// Stops the transfer and drops what is buffered; later waits throw `CancellationError`.
+    public func cancel() {
         perform(state.withLock { $0.cancel() })
     }
 
-    // MARK: Effects
+    // MARK: Actions
 
     /// Does what a transition decided; the lock is not held. A pause is the engine side's to do
     /// (``receive(_:)`` returns it).
-    private func perform(_ effects: consuming Effects, fromEngine: Bool = false) {
-        if effects.isEmpty { return }
-        if let hold = effects.resume {
-            resumeEngine(hold)
+    private func perform(_ actions: consuming Core.Actions) {
+        if actions.isEmpty { return }
+        for action in actions {
+            switch action {
+            case .resumeEngine(let resume):
+                resume()
+            case .resume(let waiter, let outcome):
+                Self.resume(waiter, with: outcome)
+            case .stop(let engine):
+                // Never on this thread: it may be a cancellation handler's (see the type's notes).
+                DispatchQueue.global().async { engine.stop() }
+            case .pause, .release:
+                // A pause is returned by ``receive(_:)``; what is released goes with `actions`.
+                break
+            case .spill(let file, let chunk):
+                file.write(chunk) { count, error in
+                    self.perform(self.state.withLock { $0.spillWritten(count, error: error) })
+                }
+            case .readSpill(let file, let count):
+                file.read(count) { result in
+                    self.perform(self.state.withLock { $0.spillRead(result) })
+                }
+            case .closeSpill(let file):
+                file.close()
+            }
         }
-        if fromEngine, !effects.resumes.isEmpty { beforeResuming?() }
-        for (waiter, outcome) in effects.resumes {
-            Self.resume(waiter, with: outcome)
-        }
-        if let engine = effects.stop {
-            // Never on this thread: it may be a cancellation handler's (see the type's notes).
-            let stop = stopEngine
-            DispatchQueue.global().async { stop(engine) }
-        }
-        effects.dropped?.spill?.close()
-        // `effects.release` and the dropped chunks go with `effects`, here.
     }
 
-    private static func resume(_ waiter: Waiter, with outcome: Core.Outcome) {
+    private static func resume(_ waiter: Waiter, with outcome: TransferOutcome) {
         switch (waiter, outcome) {
         case (.head(let continuation), .head(let head)):
             continuation.resume(returning: head)

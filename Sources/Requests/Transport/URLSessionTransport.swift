@@ -150,10 +150,7 @@ public struct URLSessionTransport: Transport {
     private func start(
         _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
     ) async throws -> (ResponseHead, ResponseBody) {
-        let stream = URLSessionTransfer(
-            request: (request.method, request.url), buffering: bufferLimits,
-            stop: { task in (task as? URLSessionTask)?.cancel() }, resume: { task in (task as? URLSessionTask)?.resume() }
-        )
+        let stream = TransferStream(request: (request.method, request.url), buffering: bufferLimits)
         var carrier = (session: session, delegate: delegate)
         #if canImport(FoundationNetworking)
         if !request.readsBodyWhole {
@@ -177,7 +174,7 @@ public struct URLSessionTransport: Transport {
         carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled, handle: request.handle)
         task.resume()
         // Attached after it runs: a transfer cancelled meanwhile stops the task now.
-        stream.attach(task)
+        stream.attach(URLSessionEngine(task: task))
         let invalidate = lifecycle.withLock { state -> Bool in
             state.starting -= 1
             guard state.closed, state.starting == 0, !state.invalidated else { return false }
@@ -189,10 +186,7 @@ public struct URLSessionTransport: Transport {
         do {
             // The head made here, on the caller's thread, not on FoundationNetworking's one
             // queue that every transfer's delegate calls share.
-            guard let head = try await stream.head() as? HTTPURLResponse else {
-                throw TransportError(.other, detail: "the response is not HTTP")
-            }
-            return (ResponseHead(head), ResponseBody(source: stream))
+            return (try await stream.head(), ResponseBody(source: stream))
         } catch {
             stream.cancel()
             throw error
@@ -204,11 +198,11 @@ public struct URLSessionTransport: Transport {
     /// a transfer (`suspend()` removes it from libcurl and `resume()` starts it over, and blocking
     /// the delegate would block the queue every `URLSession` of the process shares), the rest
     /// goes to an unlinked temporary file, read back in order.
-    private var bufferLimits: ChunkQueue.Limits {
+    private var bufferLimits: TransferBuffering {
         #if canImport(FoundationNetworking)
-        ChunkQueue.Limits(bytes: streamBufferLimit, enginePauses: false)
+        TransferBuffering(bytes: streamBufferLimit, enginePauses: false)
         #else
-        ChunkQueue.Limits(bytes: streamBufferLimit, enginePauses: true)
+        TransferBuffering(bytes: streamBufferLimit, enginePauses: true)
         #endif
     }
 
@@ -306,55 +300,62 @@ extension URLSessionTransport {
             spooled = try await Self.spool(request.body, for: request.request)
             file = spooled
         }
-        let box = Guarded<(task: URLSessionTask?, continuation: CheckedContinuation<(Data, URLResponse), any Error>?, cancelled: Bool)>((nil, nil, false))
-        @Sendable func cancel() {
-            let (task, waiting) = box.withLock { state in
-                state.cancelled = true
-                return (state.task, state.continuation.take())
+        // The task's answer comes whole to its completion handler, and goes through a transfer
+        // as any engine's: one cancel point (the transfer's), one wait for the head.
+        let stream = TransferStream(request: (request.method, request.url), buffering: TransferBuffering(bytes: .max, enginePauses: false))
+        request.handle.onCancel { stream.cancel() }
+        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+            if let error {
+                stream.finish(Self.classified(error))
+            } else if let http = response as? HTTPURLResponse {
+                stream.receive(head: URLSessionHead(response: http))
+                if let data { stream.receive(data) }
+                stream.finish(nil)
+            } else {
+                stream.finish(TransportError(.other, detail: "the response is not HTTP"))
             }
-            waiting?.resume(throwing: CancellationError())
-            // Never on this thread, which may be a cancellation handler's: cancelling a task on
-            // Linux waits for the session's queue (see ``TransferStream``).
-            if let task { DispatchQueue.global().async { task.cancel() } }
         }
-        request.handle.onCancel(cancel)
-        let (data, response) = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-                let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-                    guard let waiting = box.withLock({ $0.continuation.take() }) else { return }
-                    if let error {
-                        waiting.resume(throwing: Self.classified(error))
-                    } else if let response {
-                        waiting.resume(returning: (data ?? Data(), response))
-                    } else {
-                        waiting.resume(throwing: TransportError(.other, detail: "no response"))
-                    }
-                }
-                let task = if let file {
-                    session.uploadTask(with: urlRequest, fromFile: file, completionHandler: handler)
-                } else {
-                    session.dataTask(with: urlRequest, completionHandler: handler)
-                }
-                let cancelled = box.withLock { state in
-                    state.task = task
-                    if !state.cancelled { state.continuation = continuation }
-                    return state.cancelled
-                }
-                if cancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    task.resume()
-                }
-            }
-        } onCancel: {
-            cancel()
+        let task = if let file {
+            session.uploadTask(with: urlRequest, fromFile: file, completionHandler: handler)
+        } else {
+            session.dataTask(with: urlRequest, completionHandler: handler)
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw TransportError(.other, detail: "the response is not HTTP")
+        // Attached before it runs: a transfer cancelled first stops it at once.
+        stream.attach(URLSessionEngine(task: task))
+        task.resume()
+        let head: ResponseHead
+        do {
+            head = try await stream.head()
+        } catch {
+            stream.cancel()
+            throw error
         }
         if let total = request.body.length {
             request.progress?(total, total)
         }
-        return (ResponseHead(http), ResponseBody(data))
+        return (head, ResponseBody(source: stream))
+    }
+}
+
+// MARK: - URLSessionEngine
+
+/// A `URLSessionTask` as the engine of its transfer: stopping it cancels the task.
+struct URLSessionEngine: TransferEngine {
+    let task: URLSessionTask
+
+    func stop() {
+        task.cancel()
+    }
+}
+
+// MARK: - URLSessionHead
+
+/// A task's `HTTPURLResponse`, made into a ``ResponseHead`` by the reader, off FoundationNetworking's
+/// one work queue.
+struct URLSessionHead: TransferHead {
+    let response: HTTPURLResponse
+
+    func responseHead() -> ResponseHead {
+        ResponseHead(response)
     }
 }
