@@ -50,10 +50,6 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     static let lookahead = 3
     /// The largest body, of announced length, read whole before the head is handed over.
     static let wholeBodyLimit = 64 << 10
-    /// How many times a request that failed before its head on a connection that was idle in the
-    /// pool is sent again: before the pool has heard that such a connection closed, it may hand
-    /// the same connection to the request sent again.
-    static let resends = 2
 
     let client: PooledClient
     let request: TransportRequest
@@ -206,15 +202,21 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     /// went out on one that was idle in the pool, which the server may close at any time. A
     /// connection made for the request that the server drops is its answer: the session's retry
     /// policy judges it (the transport contract: a transport retries nothing else). A body that
-    /// cannot be read twice is never sent again, nor one sent ``resends`` times already.
+    /// cannot be read twice is never sent again, nor one sent ``StaleConnection/resendLimit`` times already.
     func mayResend(after error: any Error) -> Bool {
-        guard resent.withLock({ $0 }) < Self.resends, request.body.isReplayable, !isStopped else { return false }
-        if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream { return true }
-        if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return true }
-        let idempotent: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
-        return idempotent.contains(request.method.rawValue)
-            && TransportError.kind(of: AsyncHTTPClientTransport.classify(error, stopped: false)) == .connectionLost
-            && client.connections.value == connectionsBefore
+        guard !isStopped else { return false }
+        let failure: StaleConnection.Failure
+        if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream {
+            failure = .unprocessed
+        } else if error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
+            failure = .unprocessed
+        } else if TransportError.kind(of: AsyncHTTPClientTransport.classify(error, stopped: false)) == .connectionLost,
+                  client.connections.value == connectionsBefore {
+            failure = .lost
+        } else {
+            return false
+        }
+        return StaleConnection.mayResend(request, after: failure, resent: resent.withLock { $0 })
     }
 
     /// Whether the request was stopped on purpose: the transfer cancelled (which cancelling the

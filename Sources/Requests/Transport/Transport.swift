@@ -16,7 +16,8 @@ import FoundationNetworking
 /// - stores no cookies and adds no `Cookie` header of its own;
 /// - answers no authentication challenge: a 401 or 407 is returned as a response;
 /// - retries nothing, except a request that failed on a reused idle connection before any byte
-///   of its response arrived, which it may send once more on a new one, as browsers do;
+///   of its response arrived, which it may send again on a new one, as browsers do, as far as
+///   ``StaleConnection/mayResend(_:after:resent:)`` allows;
 /// - enforces no timeout of its own that could fire before the session's (the session bounds the
 ///   wait for the head and every silence of the body, and cancels the transfer when one passes);
 /// - stops the transfer at once when the calling task is cancelled, when the request's

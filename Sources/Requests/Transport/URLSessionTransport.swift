@@ -130,19 +130,21 @@ public struct URLSessionTransport: Transport {
             upload = file
         }
         // A request that failed on a reused HTTP/2 connection the server had closed, before any
-        // byte of its answer, goes once more on a new connection, as browsers do. A streamed body,
-        // spooled to a file the task removes, goes once.
-        do {
-            return try await start(urlRequest, upload: upload, spooled: spooled, for: request, delegate: delegate)
-        } catch where spooled == nil && Self.isStaleConnection(error)
-            && !request.handle.isCancelled && !Task.isCancelled {
+        // byte of its answer, goes again on a new connection (``StaleConnection``). A streamed
+        // body, spooled to a file the task removes, goes once.
+        var resent = 0
+        while true {
             do {
-                return try await start(urlRequest, upload: upload, spooled: nil, for: request, delegate: delegate)
+                return try await start(urlRequest, upload: upload, spooled: resent == 0 ? spooled : nil, for: request, delegate: delegate)
+            } catch let error where spooled == nil && !Task.isCancelled {
+                guard let failure = Self.staleConnectionFailure(error),
+                      StaleConnection.mayResend(request, after: failure, resent: resent) else {
+                    throw Self.classified(error)
+                }
+                resent += 1
             } catch {
                 throw Self.classified(error)
             }
-        } catch {
-            throw Self.classified(error)
         }
     }
 
@@ -229,9 +231,17 @@ public struct URLSessionTransport: Transport {
     /// Whether `error` is libcurl's report of an HTTP/2 stream on a connection the server had
     /// already closed (its keep-alive ran out while the connection was idle in the pool).
     static func isStaleConnection(_ error: any Error) -> Bool {
-        guard let urlError = TransportError.engineError(error) as? URLError else { return false }
+        staleConnectionFailure(error) != nil
+    }
+
+    /// How libcurl reports a request on a stale HTTP/2 connection: a refused stream the server
+    /// never processed, or a stream not closed cleanly.
+    static func staleConnectionFailure(_ error: any Error) -> StaleConnection.Failure? {
+        guard let urlError = TransportError.engineError(error) as? URLError else { return nil }
         let text = (urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
-        return text.contains("was not closed cleanly") || (text.contains("http/2 stream") && text.contains("refused"))
+        if text.contains("http/2 stream") && text.contains("refused") { return .unprocessed }
+        if text.contains("was not closed cleanly") { return .lost }
+        return nil
     }
 
     /// Closes the transport's session once its tasks are done; over a caller's session, nothing.
