@@ -43,8 +43,6 @@ let package = Package(
         .library(name: "LoopbackFixture", targets: ["LoopbackFixture"]),
         // `AsyncHTTPClientTransport`: the pipeline over AsyncHTTPClient (trait AsyncHTTPClient).
         .library(name: "RequestsAsyncHTTPClient", targets: ["RequestsAsyncHTTPClient"]),
-        // Session over AsyncHTTPClient against raw AsyncHTTPClient and URLSession (trait AsyncHTTPClient).
-        .executable(name: "AHCBenchmarks", targets: ["AHCBenchmarks"]),
         // `SessionClientTransport`: generated OpenAPI clients over a Session (trait OpenAPI).
         .library(name: "RequestsOpenAPI", targets: ["RequestsOpenAPI"]),
     ],
