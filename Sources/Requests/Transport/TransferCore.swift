@@ -160,8 +160,10 @@ struct TransferCore<Waiter> {
                 actions.append(.resume(waiter, .chunk(chunk)))
                 return
             }
-            let buffer = body.buffer
-            if buffer.onDisk == 0, limits.enginePauses || buffer.memory.buffered + chunk.count <= limits.bytes {
+            // Scalars, not a copy of the buffer: a copy would make the append below copy the
+            // memory queue's storage.
+            let (onDisk, buffered, unwritten) = (body.buffer.onDisk, body.buffer.memory.buffered, body.buffer.unwritten)
+            if onDisk == 0, limits.enginePauses || buffered + chunk.count <= limits.bytes {
                 body.buffer.memory.append(chunk)
                 if limits.enginePauses, body.buffer.memory.buffered >= limits.bytes || body.buffer.memory.count >= limits.chunks,
                    case .running = body.flow {
@@ -170,14 +172,14 @@ struct TransferCore<Waiter> {
                 }
                 return
             }
-            if buffer.memory.buffered + buffer.onDisk + chunk.count > limits.spillLimit {
+            if buffered + onDisk + chunk.count > limits.spillLimit {
                 failure = RequestError(.bodyTooLarge, method: request.method, url: request.url,
                                        detail: "the reader fell more than \(limits.spillLimit) bytes behind the network")
-            } else if buffer.unwritten + chunk.count > limits.unwrittenLimit {
+            } else if unwritten + chunk.count > limits.unwrittenLimit {
                 failure = RequestError(.streamFailed, method: request.method, url: request.url,
-                                       detail: "the disk fell \(buffer.unwritten) bytes behind the network while the reader was behind")
+                                       detail: "the disk fell \(unwritten) bytes behind the network while the reader was behind")
             } else {
-                let file = buffer.file ?? SpillFile(directory: limits.spillDirectory, queue: spillQueue)
+                let file = body.buffer.file ?? SpillFile(directory: limits.spillDirectory, queue: spillQueue)
                 body.buffer.file = file
                 body.buffer.onDisk += chunk.count
                 body.buffer.unwritten += chunk.count
