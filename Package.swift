@@ -98,7 +98,6 @@ let package = Package(
             dependencies: [
                 "Requests",
                 withAsyncHTTPClient("AsyncHTTPClient", "async-http-client"),
-                withAsyncHTTPClient("NIOConcurrencyHelpers", "swift-nio"),
                 withAsyncHTTPClient("NIOCore", "swift-nio"),
                 withAsyncHTTPClient("NIOPosix", "swift-nio"),
                 withAsyncHTTPClient("NIOHTTP1", "swift-nio"),

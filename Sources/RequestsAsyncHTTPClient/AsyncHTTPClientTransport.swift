@@ -132,27 +132,23 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
 
 // MARK: - LockedFlag
 
-/// A flag that is set once.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
+/// A flag that is set once. Invariant: once set, it stays set.
+final class LockedFlag: Sendable {
+    private let value = Guarded(false)
 
     /// Sets the flag.
     ///
     /// - Returns: Whether this call set it (it was not set before).
     func set() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if value { return false }
-        value = true
-        return true
+        value.withLock { value in
+            defer { value = true }
+            return !value
+        }
     }
 
     /// Whether the flag is set.
     var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
+        value.withLock { $0 }
     }
 }
 #endif

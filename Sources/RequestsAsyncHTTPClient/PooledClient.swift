@@ -1,6 +1,6 @@
 #if AsyncHTTPClient
 import AsyncHTTPClient
-import NIOConcurrencyHelpers
+import Requests
 import NIOCore
 
 // MARK: - PooledClient
@@ -32,16 +32,16 @@ struct PooledClient: Sendable {
 /// (which the server may have closed meanwhile: sending it again is safe) or on one made for it
 /// (whose failure is the server's answer, for the session's retry policy to judge).
 final class ConnectionCount: Sendable {
-    private let count = NIOLockedValueBox(0)
+    private let count = Guarded(0)
 
     /// A connection was opened.
     func opened() {
-        count.withLockedValue { $0 += 1 }
+        count.withLock { $0 += 1 }
     }
 
     /// The connections opened so far.
     var value: Int {
-        count.withLockedValue { $0 }
+        count.withLock { $0 }
     }
 }
 #endif

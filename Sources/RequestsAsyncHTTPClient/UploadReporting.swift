@@ -13,10 +13,11 @@ import FoundationNetworking
 
 /// Counts what a request body has handed to the connection and reports it to the request's
 /// progress closure (the session counts it as a sign of life).
-final class UploadReporter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sent: Int64 = 0
-    private var reportedEnd = false
+///
+/// Invariant, under the lock: `sent` is what went out since the last ``restart()``;
+/// `reportedEnd` is set once the end was reported.
+final class UploadReporter: Sendable {
+    private let state = Guarded<(sent: Int64, reportedEnd: Bool)>((0, false))
     private let total: Int64?
     private let report: (@Sendable (Int64, Int64?) -> Void)?
 
@@ -28,7 +29,10 @@ final class UploadReporter: @unchecked Sendable {
     /// A chunk went out.
     func add(_ count: Int) {
         guard let report else { return }
-        let now = locked { sent += Int64(count); return sent }
+        let now = state.withLock { state in
+            state.sent += Int64(count)
+            return state.sent
+        }
         report(now, total)
     }
 
@@ -36,26 +40,18 @@ final class UploadReporter: @unchecked Sendable {
     /// or is no longer wanted); reported once.
     func finish() {
         guard let report else { return }
-        let now: Int64? = locked {
-            if reportedEnd { return nil }
-            reportedEnd = true
-            return max(sent, total ?? sent)
+        let total = self.total
+        let now = state.withLock { state -> Int64? in
+            if state.reportedEnd { return nil }
+            state.reportedEnd = true
+            return max(state.sent, total ?? state.sent)
         }
         if let now { report(now, total) }
     }
 
     /// Starts the count again, for a request sent once more.
     func restart() {
-        locked {
-            sent = 0
-            reportedEnd = false
-        }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+        state.withLock { $0 = (0, false) }
     }
 }
 
@@ -104,20 +100,21 @@ struct UploadChunks: AsyncSequence, Sendable {
 /// AsyncHTTPClient pulls the body in a task of its own, which nobody cancels when the response
 /// ends first (a server that answers before it has read the body): a sequence waiting for its
 /// next chunk would wait on, holding what it holds. The exchange stops it when it ends.
-final class UploadPulls: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Task<Data?, any Error>?
-    private var stopped = false
+///
+/// Invariant, under the lock: `current` is the pull under way, if any; once `stopped`, every pull
+/// is cancelled as soon as it is made.
+final class UploadPulls: Sendable {
+    private let state = Guarded<(current: Task<Data?, any Error>?, stopped: Bool)>((nil, false))
 
     /// The body's next chunk, or `nil` at its end or once stopped.
     func next(of stream: ChunkStream) async throws -> Data? {
         let pull = Task { try await stream.next() }
-        let stopNow = locked {
-            current = pull
-            return stopped
+        let stopNow = state.withLock { state in
+            state.current = pull
+            return state.stopped
         }
         if stopNow { pull.cancel() }
-        defer { locked { current = nil } }
+        defer { state.withLock { $0.current = nil } }
         return try await withTaskCancellationHandler {
             try await pull.value
         } onCancel: {
@@ -127,22 +124,16 @@ final class UploadPulls: @unchecked Sendable {
 
     /// Whether ``stop()`` was called.
     var isStopped: Bool {
-        locked { stopped }
+        state.withLock { $0.stopped }
     }
 
     /// Cancels the pull under way and every later one.
     func stop() {
-        let pull: Task<Data?, any Error>? = locked {
-            stopped = true
-            return current
+        let pull = state.withLock { state in
+            state.stopped = true
+            return state.current
         }
         pull?.cancel()
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
     }
 }
 #endif

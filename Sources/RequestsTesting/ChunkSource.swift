@@ -27,18 +27,22 @@ final class ChunkSource: ResponseBodySource {
     }
 
     func next() async throws -> Data? {
-        let (index, sleeper) = try state.withLock { state -> (Int, Task<Void, any Error>?) in
+        let (index, waits) = try state.withLock { state -> (Int, Bool) in
             if state.cancelled { throw CancellationError() }
             if state.reading {
                 throw RequestError(.streamFailed, detail: "the body is already being read by another loop; a body is read once")
             }
             state.reading = true
-            guard state.index > 0, (state.index < chunks.count), (interval > .zero) else { return (state.index, nil) }
-            let sleeper = Task { [interval] in try await Task.sleep(for: interval) }
-            state.sleeper = sleeper
-            return (state.index, sleeper)
+            return (state.index, state.index > 0 && state.index < chunks.count && interval > .zero)
         }
-        if let sleeper {
+        if waits {
+            // The wait's task starts after the lock; a cancel that came first stops it at once.
+            let sleeper = Task { [interval] in try await Task.sleep(for: interval) }
+            let cancelled = state.withLock { state -> Bool in
+                state.sleeper = sleeper
+                return state.cancelled
+            }
+            if cancelled { sleeper.cancel() }
             do {
                 try await withTaskCancellationHandler {
                     try await sleeper.value

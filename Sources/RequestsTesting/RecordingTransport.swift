@@ -122,7 +122,9 @@ public final class RecordingTransport: Transport {
             teed.body = .stream(Teed(chunks: chunks, copy: sent), length: length)
             forwarded = TransportRequest(teed, progress: request.progress, handle: request.handle, readsBodyWhole: request.readsBodyWhole)
         case .file(let url, _):
-            sent.withLock { $0 = (try? Data(contentsOf: url)) ?? Data() }
+            // Read before the lock: a section holds no I/O.
+            let whole = (try? Data(contentsOf: url)) ?? Data()
+            sent.withLock { $0 = whole }
             forwarded = request
         case .data(let data):
             sent.withLock { $0 = data }

@@ -229,9 +229,12 @@ struct Checksum {
 // MARK: - DiskEntryWriter
 
 /// Streams a body into a temporary file, with its checksum; gives up past `limit` bytes.
+///
+/// Invariant: the sink (the file, its checksum and count) is lent to the one ``write(_:)``
+/// under way, whose I/O runs unlocked; once committed or aborted it is closed.
 final class DiskEntryWriter: CacheEntryWriter {
-    private struct State {
-        var handle: FileHandle?
+    private struct Sink {
+        let handle: FileHandle
         var checksum = Checksum()
         var count = 0
     }
@@ -240,57 +243,52 @@ final class DiskEntryWriter: CacheEntryWriter {
     private let entry: CacheEntry
     private let temporary: URL
     private let limit: Int
-    private let state: Guarded<State>
+    private let sink: Guarded<Lending<Sink>>
 
     init(storage: DiskCacheStorage, entry: CacheEntry, temporary: URL, handle: FileHandle, limit: Int) {
         self.storage = storage
         self.entry = entry
         self.temporary = temporary
         self.limit = limit
-        self.state = Guarded(State(handle: handle))
+        self.sink = Guarded(Lending(Sink(handle: handle)))
     }
 
     func write(_ chunk: Data) async -> Bool {
-        let ok = state.withLock { state -> Bool in
-            guard let handle = state.handle else { return false }
-            guard state.count + chunk.count <= limit, (try? handle.write(contentsOf: chunk)) != nil else { return false }
-            state.checksum.add(chunk)
-            state.count += chunk.count
-            return true
+        guard case .lent(var lent) = sink.withLock({ $0.borrow() }) else { return false }
+        // The disk is written with the lock released.
+        let ok = lent.count + chunk.count <= limit && (try? lent.handle.write(contentsOf: chunk)) != nil
+        if ok {
+            lent.checksum.add(chunk)
+            lent.count += chunk.count
         }
-        if !ok { await abort() }
-        return ok
+        let closing = sink.withLock { $0.giveBack(lent) }
+        if let closing { try? closing.handle.close() }
+        if !ok || closing != nil {
+            await abort()
+            return false
+        }
+        return true
     }
 
     func commit() async -> Bool {
-        let finished = state.withLock { state -> (count: Int, checksum: UInt64)? in
-            guard let handle = state.handle else { return nil }
-            state.handle = nil
-            guard (try? handle.close()) != nil else { return nil }
-            return (state.count, state.checksum.value)
-        }
-        guard let finished else {
+        guard let finished = sink.withLock({ $0.close() }), (try? finished.handle.close()) != nil else {
             try? FileManager.default.removeItem(at: temporary)
             return false
         }
         var entry = entry
         entry.bodyLength = finished.count
-        return storage.commit(entry, checksum: finished.checksum, temporary: temporary)
+        return storage.commit(entry, checksum: finished.checksum.value, temporary: temporary)
     }
 
     func abort() async {
-        let handle = state.withLock { state -> FileHandle? in
-            defer { state.handle = nil }
-            return state.handle
-        }
-        try? handle?.close()
+        let closing = sink.withLock { $0.close() }
+        try? closing?.handle.close()
         try? FileManager.default.removeItem(at: temporary)
     }
 
     deinit {
-        let handle = state.withLock { $0.handle }
-        if let handle {
-            try? handle.close()
+        if let closing = sink.withLock({ $0.close() }) {
+            try? closing.handle.close()
             try? FileManager.default.removeItem(at: temporary)
         }
     }
@@ -299,32 +297,47 @@ final class DiskEntryWriter: CacheEntryWriter {
 // MARK: - FileChunkSource
 
 /// A stored body read from its open file in chunks.
+///
+/// Invariant: the file is lent to the one ``next()`` reading it (its read runs unlocked), and
+/// closed once the body ended, failed or was cancelled.
 final class FileChunkSource: ResponseBodySource {
     static let chunkSize = 64 << 10
-    private let handle: Guarded<FileHandle?>
+    private let file: Guarded<Lending<FileHandle>>
 
     init(handle: FileHandle) {
-        self.handle = Guarded(handle)
+        self.file = Guarded(Lending(handle))
     }
 
     func next() async throws -> Data? {
-        try handle.withLock { handle -> Data? in
-            guard let file = handle else { throw CancellationError() }
-            let chunk = try file.read(upToCount: Self.chunkSize) ?? Data()
-            if chunk.isEmpty {
-                try? file.close()
-                handle = nil
-                return nil
-            }
-            return chunk
+        let handle: FileHandle
+        switch file.withLock({ $0.borrow() }) {
+        case .lent(let lent): handle = lent
+        case .busy: throw RequestError(.streamFailed, detail: "the body is already being read by another loop; a body is read once")
+        case .closed: throw CancellationError()
         }
+        let chunk: Data
+        do {
+            chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
+        } catch {
+            releaseUnlocked(file.withLock { $0.close() })
+            try? handle.close()
+            throw error
+        }
+        if chunk.isEmpty {
+            releaseUnlocked(file.withLock { $0.close() })
+            try? handle.close()
+            return nil
+        }
+        if let closing = file.withLock({ $0.giveBack(handle) }) {
+            // Cancelled while it read.
+            try? closing.close()
+            throw CancellationError()
+        }
+        return chunk
     }
 
     func cancel() {
-        let file = handle.withLock { handle -> FileHandle? in
-            defer { handle = nil }
-            return handle
-        }
-        try? file?.close()
+        let closing = file.withLock { $0.close() }
+        try? closing?.close()
     }
 }

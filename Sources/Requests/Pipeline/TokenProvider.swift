@@ -38,15 +38,19 @@ public protocol TokenProvider: Sendable {
 
 /// Hands out tokens and runs at most one refresh at a time for one ``BearerAuthentication``.
 ///
-/// Invariant: `refreshing` is set exactly while a refresh runs; every caller that asks for a token
-/// or a refresh meanwhile waits for that one task. `latest` is the token the last successful refresh
-/// produced: a request refused with an older token gets it without another refresh.
+/// Invariant: `waiters` is set exactly while a refresh runs, and holds every caller that asked
+/// for a token or a refresh meanwhile; they are resumed, unlocked, with that refresh's outcome.
+/// `latest` is the token the last successful refresh produced: a request refused with an older
+/// token gets it without another refresh. The refresh's task is started after the lock, by the
+/// caller that found none running.
 ///
 /// A lock, not an actor: asking for the current token, every request's case, then costs no hop to
 /// another executor and back.
 final class TokenRefresher: Sendable {
+    typealias Waiter = CheckedContinuation<String?, any Error>
+
     let provider: any TokenProvider
-    private let state = Guarded<(refreshing: Task<String, any Error>?, latest: String?)>((nil, nil))
+    private let state = Guarded<(waiters: [Waiter]?, latest: String?)>((nil, nil))
 
     init(provider: any TokenProvider) {
         self.provider = provider
@@ -54,8 +58,8 @@ final class TokenRefresher: Sendable {
 
     /// The token to send: the one being refreshed, if a refresh runs, else the provider's.
     func current() async throws -> String {
-        if let refreshing = state.withLock({ $0.refreshing }) {
-            return try await refreshing.value
+        if let refreshed = try await refreshUnderWay() {
+            return refreshed
         }
         return try await provider.token()
     }
@@ -64,35 +68,49 @@ final class TokenRefresher: Sendable {
     func replacement(for rejected: String) async throws -> String {
         enum Step {
             case use(String)
-            case wait(Task<String, any Error>)
-            case run(Task<String, any Error>)
+            case wait
+            case run
         }
-        let provider = self.provider
         let step = state.withLock { state -> Step in
-            if let refreshing = state.refreshing {
-                return .wait(refreshing)
-            }
-            if let latest = state.latest, latest != rejected {
-                return .use(latest)
-            }
-            let task = Task { try await provider.refreshToken(rejected: rejected) }
-            state.refreshing = task
-            return .run(task)
+            if state.waiters != nil { return .wait }
+            if let latest = state.latest, latest != rejected { return .use(latest) }
+            state.waiters = []
+            return .run
         }
         switch step {
         case .use(let token):
             return token
-        case .wait(let task):
-            return try await task.value
-        case .run(let task):
-            // The caller that started the refresh records its outcome, whether or not it is
-            // cancelled while waiting (the task runs on and the others wait for it).
-            let result = await task.result
-            state.withLock { state in
+        case .wait:
+            // The refresh may have ended meanwhile: decide again.
+            if let refreshed = try await refreshUnderWay() { return refreshed }
+            return try await replacement(for: rejected)
+        case .run:
+            // A task of its own, so that the refresh runs on, for those who wait, when this
+            // caller is cancelled.
+            let provider = self.provider
+            let result = await Task { try await provider.refreshToken(rejected: rejected) }.result
+            let waiters = state.withLock { state -> [Waiter] in
                 if case .success(let token) = result { state.latest = token }
-                state.refreshing = nil
+                defer { state.waiters = nil }
+                return state.waiters ?? []
+            }
+            for waiter in waiters {
+                waiter.resume(with: result.map { Optional($0) })
             }
             return try result.get()
+        }
+    }
+
+    /// Waits for the refresh under way: its token, or `nil` when none runs.
+    private func refreshUnderWay() async throws -> String? {
+        guard state.withLock({ $0.waiters != nil }) else { return nil }
+        return try await withCheckedThrowingContinuation { (waiter: Waiter) in
+            let joined = state.withLock { state -> Bool in
+                guard state.waiters != nil else { return false }
+                state.waiters?.append(waiter)
+                return true
+            }
+            if !joined { waiter.resume(returning: nil) }
         }
     }
 }

@@ -201,25 +201,39 @@ public final class ChunkStream: Sendable {
     }
 
     convenience init(file url: URL, length: Int64, chunkSize: Int) {
-        let reader = Guarded<(handle: FileHandle?, sent: Int64, opened: Bool)>((nil, 0, false))
+        /// The file as one pull has it: opened on the first, read a chunk a pull, with the lock
+        /// released (a pull borrows it; a body is pulled by one reader at a time).
+        struct Reading {
+            var handle: FileHandle?
+            var sent: Int64 = 0
+        }
+        let reader = Guarded(Lending(Reading()))
         self.init {
-            try reader.withLock { state -> Data? in
-                if !state.opened {
-                    state.opened = true
-                    state.handle = try FileHandle(forReadingFrom: url)
-                }
-                guard let handle = state.handle else { return nil }
+            var reading: Reading
+            switch reader.withLock({ $0.borrow() }) {
+            case .lent(let lent): reading = lent
+            case .busy: throw RequestError(.encodingFailed, detail: "the body file \(url.path) is read by two senders at once")
+            case .closed: return nil
+            }
+            do {
+                let handle = try reading.handle ?? FileHandle(forReadingFrom: url)
+                reading.handle = handle
                 let chunk = try handle.read(upToCount: chunkSize) ?? Data()
-                state.sent += Int64(chunk.count)
-                if chunk.isEmpty || state.sent > length {
+                reading.sent += Int64(chunk.count)
+                if chunk.isEmpty || reading.sent > length {
+                    releaseUnlocked(reader.withLock { $0.close() })
                     try? handle.close()
-                    state.handle = nil
-                    guard state.sent == length else {
-                        throw RequestError(.encodingFailed, detail: "the body file \(url.path) changed size while it was sent: \(length) bytes were announced, \(state.sent) read")
+                    guard reading.sent == length else {
+                        throw RequestError(.encodingFailed, detail: "the body file \(url.path) changed size while it was sent: \(length) bytes were announced, \(reading.sent) read")
                     }
                     return chunk.isEmpty ? nil : chunk
                 }
+                if let closing = reader.withLock({ $0.giveBack(reading) }) { try? closing.handle?.close() }
                 return chunk
+            } catch {
+                releaseUnlocked(reader.withLock { $0.close() })
+                try? reading.handle?.close()
+                throw error
             }
         }
     }
