@@ -1,126 +1,140 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // MARK: - SpillFile
 
-/// A first-in, first-out byte queue in an unlinked temporary file: where a stream keeps what its
-/// reader has not taken yet once the memory buffer is full and the engine cannot pause (Linux).
+/// An unlinked temporary file where a stream keeps what its reader has not taken yet, once the
+/// memory buffer is full and the engine cannot pause (Linux): written and read at offsets the
+/// transfer decided under its lock, on queues of the file's own, never on the caller's thread.
 ///
-/// Every operation runs in order on a serial queue of the file's own, never on the caller's
-/// thread: the transfer's lock decides what to write and read, and the disk is touched after it,
-/// so that a slow disk holds up neither the engine's thread (FoundationNetworking's one work
-/// queue, shared by every transfer of the process) nor any other transfer. The file is created on
-/// the first write and removed from its folder as soon as it is open, so it disappears with its
-/// handle whatever happens to the process.
+/// So a slow disk holds up neither the engine's thread (FoundationNetworking's one work queue,
+/// shared by every transfer of the process) nor another transfer, and the reader never waits for
+/// writes queued after the bytes it reads: writes run in order on one queue, reads on another,
+/// and a read asks only for bytes already reported written. The file is created by the first
+/// write and removed from its folder as soon as it is open, so it disappears with its descriptor
+/// whatever happens to the process.
 ///
-/// Invariant: every stored `var` is read and written on `queue` only. A read asks for bytes the
-/// transfer has counted as written or about to be, so it waits (in `pendingRead`) at most until
-/// the writes already decided reach the queue.
+/// Invariants: `descriptor` is set and cleared on `writes` only (the first write opens it; the
+/// close runs after every write and read queued before it), and read on `reads` only for bytes a
+/// write reported, which the transfer's lock orders after that write.
 final class SpillFile: @unchecked Sendable {
-    typealias Completion = @Sendable (Result<Data, any Error>) -> Void
-
-    private let queue: DispatchQueue
+    private let writes: DispatchQueue
+    private let reads: DispatchQueue
     private let directory: URL
-    private var handle: FileHandle?
-    private var readOffset: UInt64 = 0
-    private var writeOffset: UInt64 = 0
+    private var descriptor: Int32 = -1
     private var failure: (any Error)?
-    private var closed = false
-    private var pendingRead: (count: Int, completion: Completion)?
 
-    /// A spill file in `directory`, its I/O on `queue` (a serial queue of its own by default).
+    /// A spill file in `directory`, written on `queue` (a serial queue of its own by default).
     init(directory: URL?, queue: DispatchQueue? = nil) {
         self.directory = directory ?? FileManager.default.temporaryDirectory
-        self.queue = queue ?? DispatchQueue(label: "swift-requests.spill")
+        self.writes = queue ?? DispatchQueue(label: "swift-requests.spill.writes")
+        self.reads = DispatchQueue(label: "swift-requests.spill.reads")
     }
 
-    /// Appends `data`, then reports its size and the disk's error, if any (nothing once closed).
-    func write(_ data: Data, then written: @escaping @Sendable (_ count: Int, _ error: (any Error)?) -> Void) {
-        queue.async { [self] in
-            guard !closed else { return }
-            var error: (any Error)? = failure
-            if error == nil {
+    /// Writes `chunks` one after the other from `offset`, then reports their size and the disk's
+    /// error, if any.
+    func write(_ chunks: [Data], at offset: Int, then written: @escaping @Sendable (_ count: Int, _ error: (any Error)?) -> Void) {
+        writes.async { [self] in
+            var error = failure
+            var position = offset
+            for chunk in chunks where error == nil {
                 do {
-                    try append(data)
+                    try writeAll(chunk, at: position)
+                    position += chunk.count
                 } catch let failed {
                     failure = failed
                     error = failed
                 }
             }
-            servePendingRead()
-            written(data.count, error)
+            written(chunks.reduce(0) { $0 + $1.count }, error)
         }
     }
 
-    /// Reads exactly `count` of the oldest bytes, once they are written, then hands them over.
-    func read(_ count: Int, then completion: @escaping Completion) {
-        queue.async { [self] in
-            guard pendingRead == nil else {
-                completion(.failure(TransportError(.other, detail: "the spilled body is already being read")))
-                return
-            }
-            pendingRead = (count, completion)
-            servePendingRead()
+    /// Reads `count` bytes at `offset`, which a write has reported, then hands them over.
+    func read(_ count: Int, at offset: Int, then completion: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        reads.async { [self] in
+            completion(Result { try readAll(count, at: offset) })
         }
     }
 
-    /// Closes and forgets the file; a read still waiting fails with `CancellationError`.
+    /// Closes the file once the writes and reads queued before are done.
     func close() {
-        queue.async { [self] in
-            closed = true
-            try? handle?.close()
-            handle = nil
-            if let (_, completion) = pendingRead.take() { completion(.failure(CancellationError())) }
+        writes.async { [self] in
+            reads.async { [self] in
+                if descriptor >= 0 { _ = systemClose(descriptor) }
+                descriptor = -1
+            }
         }
     }
 
-    // MARK: On the queue
-
-    private func append(_ data: Data) throws {
-        let handle = try self.handle ?? open()
-        self.handle = handle
-        try handle.seek(toOffset: writeOffset)
-        try handle.write(contentsOf: data)
-        writeOffset += UInt64(data.count)
+    /// A file never closed (its transfer was dropped) closes here: every block queued on the
+    /// file held it, so none is left.
+    deinit {
+        if descriptor >= 0 { _ = systemClose(descriptor) }
     }
 
-    private func open() throws -> FileHandle {
-        let path = directory.appendingPathComponent("swift-requests-stream-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        unlink(path)
-        return handle
-    }
+    // MARK: On the queues
 
-    private func servePendingRead() {
-        guard let (count, completion) = pendingRead else { return }
-        if closed {
-            pendingRead = nil
-            completion(.failure(CancellationError()))
-        } else if let failure {
-            pendingRead = nil
-            completion(.failure(failure))
-        } else if writeOffset - readOffset >= UInt64(count) {
-            pendingRead = nil
-            completion(Result { try take(count) })
+    private func writeAll(_ data: Data, at offset: Int) throws {
+        if descriptor < 0 { descriptor = try open() }
+        let fd = descriptor
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var done = 0
+            while done < bytes.count, let base = bytes.baseAddress {
+                let wrote = pwrite(fd, base + done, bytes.count - done, off_t(offset + done))
+                if wrote < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                done += wrote
+            }
         }
     }
 
-    private func take(_ count: Int) throws -> Data {
-        guard let handle, count > 0 else { return Data() }
-        try handle.seek(toOffset: readOffset)
-        let data = try handle.read(upToCount: count) ?? Data()
-        guard data.count == count else {
-            throw TransportError(.other, detail: "the spill file gave back \(data.count) of \(count) bytes")
-        }
-        readOffset += UInt64(count)
-        if readOffset == writeOffset {
-            // Drained: start the file over, so that it never grows beyond the reader's lag.
-            try handle.truncate(atOffset: 0)
-            readOffset = 0
-            writeOffset = 0
+    private func readAll(_ count: Int, at offset: Int) throws -> Data {
+        let fd = descriptor
+        guard fd >= 0 else { throw TransportError(.other, detail: "the spill file is not open") }
+        var data = Data(count: count)
+        try data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            var done = 0
+            while done < count, let base = bytes.baseAddress {
+                let got = pread(fd, base + done, count - done, off_t(offset + done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                guard got > 0 else {
+                    throw TransportError(.other, detail: "the spill file gave back \(done) of \(count) bytes")
+                }
+                done += got
+            }
         }
         return data
     }
+
+    private func open() throws -> Int32 {
+        let path = directory.appendingPathComponent("swift-requests-stream-\(UUID().uuidString)").path
+        let fd = systemOpen(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [
+                NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+            ])
+        }
+        unlink(path)
+        return fd
+    }
+}
+
+/// `open(2)`, named apart from ``SpillFile``'s own method.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
+/// `close(2)`, named apart from ``SpillFile``'s own method.
+private func systemClose(_ fd: Int32) -> Int32 {
+    close(fd)
 }

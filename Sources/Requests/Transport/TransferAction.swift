@@ -25,12 +25,18 @@ enum TransferAction<Waiter> {
     case stop(any TransferEngine)
     /// Ask the engine to stop reading, then report it with ``TransferCore/paused(resumingWith:)``.
     case pause
-    /// Write a chunk to the spill file, then report it with ``TransferCore/spillWritten(_:error:)``.
-    case spill(SpillFile, Data)
-    /// Read `count` spilled bytes, then report them with ``TransferCore/spillRead(_:)``.
-    case readSpill(SpillFile, count: Int)
+    /// Write chunks to the spill file, one after the other from an offset, then report them
+    /// with ``TransferCore/spillWritten(_:error:)``.
+    case spill(SpillFile, [Data], at: Int)
+    /// Read `count` spilled bytes at an offset, then report them with ``TransferCore/spillRead(_:)``.
+    case readSpill(SpillFile, count: Int, at: Int)
     /// Close the spill file.
     case closeSpill(SpillFile)
+    /// The disk is far behind the network: the engine's thread waits on the semaphore (after
+    /// the lock) until the file has written half of it.
+    case waitForDisk(DispatchSemaphore)
+    /// The disk caught up (or the transfer is over): let the engine's thread go on.
+    case diskCaughtUp(DispatchSemaphore)
     /// Let go of an engine, or of what a cancelled transfer had buffered, outside the lock.
     case release(any Sendable)
 }

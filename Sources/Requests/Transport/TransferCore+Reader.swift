@@ -83,11 +83,10 @@ extension TransferCore {
             actions.append(.resume(waiter, .chunks(chunks)))
             return true
         case .empty:
-            guard let file = buffer.file, buffer.onDisk > 0, buffer.diskReader == nil else { return false }
-            let count = min(buffer.onDisk, max(limits.batchBytes, 64 << 10))
-            buffer.onDisk -= count
+            guard buffer.onDisk > 0, !buffer.diskFailed, buffer.diskReader == nil else { return false }
+            // The reader waits for the disk: read at once what is written, or when it is.
             buffer.diskReader = waiter
-            actions.append(.readSpill(file, count: count))
+            buffer.readIfWritten(limits: limits, &actions)
             return true
         }
     }
@@ -122,9 +121,12 @@ extension TransferCore {
 
     /// What a cancelled transfer had buffered, handed out to be dropped and closed unlocked.
     private static func drop(_ buffer: inout Buffer, _ actions: inout Actions) {
+        if let wait = buffer.engineWait.take() { actions.append(.diskCaughtUp(wait)) }
         if let reader = buffer.diskReader.take() { actions.append(.resume(reader, .failure(CancellationError()))) }
         let chunks = buffer.memory.removeAll()
         if !chunks.isEmpty { actions.append(.release(chunks)) }
+        if !buffer.pending.isEmpty { actions.append(.release(buffer.pending)) }
+        buffer.pending = []
         if let file = buffer.file.take() { actions.append(.closeSpill(file)) }
     }
 }

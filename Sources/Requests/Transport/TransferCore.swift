@@ -36,20 +36,66 @@ struct TransferCore<Waiter> {
     /// What the reader has not taken: chunks in memory, then bytes on disk.
     ///
     /// Invariants: spilled bytes are newer than every chunk in memory (while `onDisk > 0`, chunks
-    /// go to disk); a read waits on the file's queue for the writes decided before it; at most one
-    /// read is outstanding, its reader kept in `diskReader`; `file` is kept until the transfer is
-    /// over and no write or read of it is outstanding, then closed.
+    /// go to disk); the file holds `readOffset..<writeOffset`, written in order, its last
+    /// `unwritten` bytes not reported written yet; a read asks only for reported bytes, one at a
+    /// time (`reading`), for the reader kept in `diskReader`; the offsets start over at 0 when
+    /// nothing is on disk or under way; `file` is kept until the transfer is over and nothing of it
+    /// is outstanding, then closed.
     struct Buffer {
         var memory = ChunkQueue()
         var file: SpillFile?
-        /// Bytes decided for the disk that no read has asked for yet.
-        var onDisk = 0
+        /// Where the next spilled chunk goes.
+        var writeOffset = 0
+        /// Where the next read starts.
+        var readOffset = 0
         /// Bytes decided for the disk that the file has not reported written.
         var unwritten = 0
-        /// The reader, while the file reads bytes back for it (``TransferCore/spillRead(_:)``).
+        /// Whether a read is under way.
+        var reading = false
+        /// The reader, while it waits for bytes from disk (to be written, or read back).
         var diskReader: Waiter?
+        /// What the engine's thread waits on while the disk is more than the limit behind.
+        var engineWait: DispatchSemaphore?
+        /// Whether a write failed: what is on disk is not read any more (the transfer failed).
+        var diskFailed = false
+        /// Chunks decided for the disk while a write is under way, written together next, from
+        /// `pendingOffset`: the file gets one write in flight at a time, of all that waits.
+        var pending: [Data] = []
+        var pendingOffset = 0
+        /// Whether a write is under way.
+        var writing = false
 
+        /// Bytes on disk (or on their way) that no read has asked for yet.
+        var onDisk: Int { writeOffset - readOffset }
+        /// Bytes on disk, reported written, that no read has asked for yet.
+        var readable: Int { writeOffset - unwritten - readOffset }
         var isEmpty: Bool { memory.isEmpty && onDisk == 0 }
+
+        /// Starts the file over when nothing is on it or under way, so that it never grows beyond
+        /// the reader's largest lag.
+        mutating func rewindIfDrained() {
+            if onDisk == 0, unwritten == 0, !reading {
+                writeOffset = 0
+                readOffset = 0
+            }
+        }
+
+        /// Hands the file what waits to be written, when no write is under way.
+        mutating func writePending(_ actions: inout Actions) {
+            guard let file, !writing, !pending.isEmpty, !diskFailed else { return }
+            writing = true
+            actions.append(.spill(file, pending, at: pendingOffset))
+            pending = []
+        }
+
+        /// Asks the file for what is written, for the reader waiting on it.
+        mutating func readIfWritten(limits: TransferBuffering, _ actions: inout Actions) {
+            guard let file, diskReader != nil, !reading, !diskFailed, readable > 0 else { return }
+            let count = min(readable, max(limits.batchBytes, 64 << 10))
+            actions.append(.readSpill(file, count: count, at: readOffset))
+            readOffset += count
+            reading = true
+        }
     }
 
     /// The body while the engine runs.
@@ -175,28 +221,59 @@ struct TransferCore<Waiter> {
             if buffered + onDisk + chunk.count > limits.spillLimit {
                 failure = RequestError(.bodyTooLarge, method: request.method, url: request.url,
                                        detail: "the reader fell more than \(limits.spillLimit) bytes behind the network")
-            } else if unwritten + chunk.count > limits.unwrittenLimit {
-                failure = RequestError(.streamFailed, method: request.method, url: request.url,
-                                       detail: "the disk fell \(unwritten) bytes behind the network while the reader was behind")
             } else {
                 let file = body.buffer.file ?? SpillFile(directory: limits.spillDirectory, queue: spillQueue)
                 body.buffer.file = file
-                body.buffer.onDisk += chunk.count
+                if body.buffer.pending.isEmpty { body.buffer.pendingOffset = body.buffer.writeOffset }
+                body.buffer.pending.append(chunk)
+                body.buffer.writeOffset += chunk.count
                 body.buffer.unwritten += chunk.count
-                actions.append(.spill(file, chunk))
+                body.buffer.writePending(&actions)
+                if unwritten + chunk.count > limits.unwrittenLimit, body.buffer.engineWait == nil {
+                    // The disk is slower than the network: rather than hold without limit what
+                    // waits to be written, the engine waits for the disk to catch up by half.
+                    let wait = DispatchSemaphore(value: 0)
+                    body.buffer.engineWait = wait
+                    actions.append(.waitForDisk(wait))
+                }
             }
         }
         if let failure { fail(with: failure, actions: &actions) }
         return actions
     }
 
-    /// The spill file wrote a chunk of `count` bytes, or failed to with `error`.
+    /// The spill file wrote what it was handed (`count` bytes), or failed to with `error`.
     mutating func spillWritten(_ count: Int, error: (any Error)?) -> Actions {
         var actions = Actions()
-        modifyBuffer { $0.unwritten -= count }
+        let limits = self.limits
+        modifyBuffer { buffer in
+            buffer.unwritten -= count
+            buffer.writing = false
+            if error != nil {
+                // Nothing more goes to a disk that failed.
+                buffer.diskFailed = true
+                buffer.unwritten -= buffer.pending.reduce(0) { $0 + $1.count }
+                if !buffer.pending.isEmpty { actions.append(.release(buffer.pending)) }
+                buffer.pending = []
+            }
+            buffer.writePending(&actions)
+            if buffer.unwritten <= limits.unwrittenLimit / 2, let wait = buffer.engineWait.take() {
+                actions.append(.diskCaughtUp(wait))
+            }
+            buffer.readIfWritten(limits: limits, &actions)
+            buffer.rewindIfDrained()
+        }
         if let error {
-            fail(with: RequestError(.streamFailed, method: request.method, url: request.url,
-                                    detail: "could not buffer the body on disk", underlyingError: error), actions: &actions)
+            let failure = RequestError(.streamFailed, method: request.method, url: request.url,
+                                       detail: "could not buffer the body on disk", underlyingError: error)
+            fail(with: failure, actions: &actions)
+            // What is on disk is given up; a reader waiting for it gets the failure (one whose
+            // read is under way gets its bytes first).
+            modifyBuffer { buffer in
+                if !buffer.reading, let reader = buffer.diskReader.take() {
+                    actions.append(.resume(reader, .failure(failure)))
+                }
+            }
         }
         closeSpillIfDone(&actions)
         return actions
@@ -206,7 +283,11 @@ struct TransferCore<Waiter> {
     mutating func spillRead(_ result: Result<Data, any Error>) -> Actions {
         var actions = Actions()
         var reader: Waiter?
-        modifyBuffer { reader = $0.diskReader.take() }
+        modifyBuffer { buffer in
+            buffer.reading = false
+            reader = buffer.diskReader.take()
+            buffer.rewindIfDrained()
+        }
         // Cancelled meanwhile: the reader was told, and the bytes go.
         if let reader {
             switch result {
@@ -304,7 +385,8 @@ struct TransferCore<Waiter> {
     mutating func closeSpillIfDone(_ actions: inout Actions) {
         guard isOver else { return }
         modifyBuffer { buffer in
-            guard let file = buffer.file, buffer.onDisk == 0, buffer.unwritten == 0, buffer.diskReader == nil else { return }
+            guard let file = buffer.file, buffer.onDisk == 0 || buffer.diskFailed, buffer.unwritten == 0, !buffer.reading,
+                  buffer.diskReader == nil else { return }
             buffer.file = nil
             actions.append(.closeSpill(file))
         }
@@ -313,6 +395,7 @@ struct TransferCore<Waiter> {
     /// The transfer fails while the engine may still run (the buffer could not keep a chunk):
     /// the engine stops, and a reader waiting gets the failure after what is buffered.
     mutating func fail(with error: any Error, actions: inout Actions) {
+        releaseEngineWait(&actions)
         switch state {
         case .awaitingHead(let engine, let headWaiter, var body):
             state = .failed(head: nil, buffer: body.buffer, error: error)
@@ -330,6 +413,13 @@ struct TransferCore<Waiter> {
             state = .failed(head: head, buffer: buffer, error: error)
         case .failed, .cancelled, .modifying:
             break
+        }
+    }
+
+    /// Lets an engine that waits for the disk go on (the transfer failed or was cancelled).
+    mutating func releaseEngineWait(_ actions: inout Actions) {
+        modifyBuffer { buffer in
+            if let wait = buffer.engineWait.take() { actions.append(.diskCaughtUp(wait)) }
         }
     }
 

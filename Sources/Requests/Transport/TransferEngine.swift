@@ -87,8 +87,9 @@ public struct TransferBuffering: Sendable {
     }
 
     /// How many bytes may wait to be written to disk (the disk is slower than the network) before
-    /// the transfer fails rather than hold them all in memory: 64 MiB, or sixteen memory buffers.
-    var unwrittenLimit: Int { max(64 << 20, bytes.multipliedReportingOverflow(by: 16).overflow ? .max : bytes * 16) }
+    /// the engine's thread waits for the disk to write half of them, rather than hold them all in
+    /// memory: 16 MiB, or sixteen memory buffers.
+    var unwrittenLimit: Int { max(16 << 20, bytes.multipliedReportingOverflow(by: 16).overflow ? .max : bytes * 16) }
 }
 
 // MARK: - TransferPhase

@@ -35,7 +35,9 @@ import Foundation
 ///   holds the cancelled task's status lock, and FoundationNetworking's `URLSessionTask.cancel()`
 ///   waits for the session's queue, which may itself be waiting to resume that task;
 /// - chunks past the memory limit of an engine that cannot pause are written to, and read back
-///   from, an unlinked file on a queue of the file's own, never on the engine's thread;
+///   from, an unlinked file on a queue of the file's own, never on the engine's thread; only when
+///   the disk falls more than ``TransferBuffering`` allows behind the network does the engine's
+///   thread wait for it, as it would for an engine that can pause;
 /// - a finished engine, and what a cancelled transfer had buffered, are released here, unlocked.
 ///
 /// Not generic: heads and engines are existentials (``TransferHead``, ``TransferEngine``), so
@@ -182,16 +184,22 @@ public final class TransferStream: ResponseBodySource {
             case .pause, .release:
                 // A pause is returned by ``receive(_:)``; what is released goes with `actions`.
                 break
-            case .spill(let file, let chunk):
-                file.write(chunk) { count, error in
+            case .spill(let file, let chunks, let offset):
+                file.write(chunks, at: offset) { count, error in
                     self.perform(self.state.withLock { $0.spillWritten(count, error: error) })
                 }
-            case .readSpill(let file, let count):
-                file.read(count) { result in
+            case .readSpill(let file, let count, let offset):
+                file.read(count, at: offset) { result in
                     self.perform(self.state.withLock { $0.spillRead(result) })
                 }
             case .closeSpill(let file):
                 file.close()
+            case .waitForDisk(let wait):
+                // Last in its transition, after the chunk's write was queued: the engine's thread
+                // waits here, unlocked, until the spill file has written half of what it owes.
+                wait.wait()
+            case .diskCaughtUp(let wait):
+                wait.signal()
             }
         }
     }
