@@ -115,7 +115,7 @@ private struct EngineHiccup: Error, CustomStringConvertible {
         (CancellationError(), false),
     ])
     func aStaleConnectionIsLibcurlsUncleanHTTP2Stream(error: any Error, stale: Bool) {
-        #expect(URLSessionTransport.isStaleConnection(error) == stale)
+        #expect((URLSessionTransport.staleConnectionFailure(error) != nil) == stale)
     }
 }
 

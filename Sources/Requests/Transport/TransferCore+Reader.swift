@@ -40,9 +40,7 @@ extension TransferCore {
             closeSpillIfDone(&actions)
             return actions
         }
-        var diskBusy = false
-        modifyBuffer { diskBusy = $0.diskReader != nil }
-        if diskBusy {
+        if isWaitingOnDisk {
             actions.append(.resume(waiter, .failure(RequestError(
                 .streamFailed, method: request.method, url: request.url,
                 detail: "the body is already being read by another loop; a body is read once"))))
@@ -69,6 +67,15 @@ extension TransferCore {
             }
         }
         return actions
+    }
+
+    /// Whether the reader waits for bytes from disk (read or about to be).
+    private var isWaitingOnDisk: Bool {
+        switch state {
+        case .awaitingHead(_, _, let body), .streaming(_, _, let body): body.buffer.diskReader != nil
+        case .ended(_, let buffer), .failed(_, let buffer, _): buffer.diskReader != nil
+        case .cancelled, .modifying: false
+        }
     }
 
     /// Hands the reader what the buffer holds, from memory or from disk.

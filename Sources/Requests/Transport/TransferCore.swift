@@ -238,27 +238,7 @@ struct TransferCore<Waiter> {
     /// without error is a failure too: there is no response.
     mutating func finish(_ error: (any Error)?) -> Actions {
         var actions = Actions()
-        switch state {
-        case .ended, .failed, .cancelled, .modifying:
-            return actions
-        case .awaitingHead(let engine, let headWaiter, var body):
-            let failure = error ?? TransportError(.other, detail: "the transfer ended without a response head")
-            state = .failed(head: nil, buffer: body.buffer, error: failure)
-            if let engine { actions.append(.release(engine)) }
-            Self.letGo(&body.flow, &actions)
-            if let headWaiter { actions.append(.resume(headWaiter, .failure(failure))) }
-            if let waiter = body.waiter { actions.append(.resume(waiter, .failure(failure))) }
-        case .streaming(let head, let engine, var body):
-            if let error {
-                state = .failed(head: head, buffer: body.buffer, error: error)
-            } else {
-                state = .ended(head: head, buffer: body.buffer)
-            }
-            if let engine { actions.append(.release(engine)) }
-            Self.letGo(&body.flow, &actions)
-            // A reader waits only while nothing is buffered: the end is next.
-            if let waiter = body.waiter { actions.append(.resume(waiter, error.map { .failure($0) } ?? .end)) }
-        }
+        end(error, engineFinished: true, actions: &actions)
         closeSpillIfDone(&actions)
         return actions
     }
@@ -331,24 +311,47 @@ struct TransferCore<Waiter> {
     /// the engine stops, and a reader waiting gets the failure after what is buffered.
     mutating func fail(with error: any Error, actions: inout Actions) {
         releaseEngineWait(&actions)
-        switch state {
-        case .awaitingHead(let engine, let headWaiter, var body):
-            state = .failed(head: nil, buffer: body.buffer, error: error)
-            if let engine { actions.append(.stop(engine)) }
-            Self.letGo(&body.flow, &actions)
-            if let headWaiter { actions.append(.resume(headWaiter, .failure(error))) }
-            if let waiter = body.waiter { actions.append(.resume(waiter, .failure(error))) }
-        case .streaming(let head, let engine, var body):
-            state = .failed(head: head, buffer: body.buffer, error: error)
-            if let engine { actions.append(.stop(engine)) }
-            Self.letGo(&body.flow, &actions)
-            if let waiter = body.waiter { actions.append(.resume(waiter, .failure(error))) }
-        case .ended(let head, let buffer):
+        if case .ended(let head, let buffer) = state {
             // The body had all come; what could not be kept fails the rest of it.
             state = .failed(head: head, buffer: buffer, error: error)
-        case .failed, .cancelled, .modifying:
-            break
+            return
         }
+        end(error, engineFinished: false, actions: &actions)
+    }
+
+    /// Ends a transfer whose engine runs: `ended` after the head without an error, `failed`
+    /// otherwise (before the head, an end without error fails too: there is no response). The
+    /// engine is released when it finished, stopped when it still runs; a hold on it is let go,
+    /// and whoever waits is told. Does nothing once the transfer is over.
+    private mutating func end(_ error: (any Error)?, engineFinished: Bool, actions: inout Actions) {
+        let (head, engine, headWaiter, body): ((any TransferHead)?, (any TransferEngine)?, Waiter?, Body)
+        switch state {
+        case .awaitingHead(let running, let waiter, let payload):
+            (head, engine, headWaiter, body) = (nil, running, waiter, payload)
+        case .streaming(let arrived, let running, let payload):
+            (head, engine, headWaiter, body) = (arrived, running, nil, payload)
+        case .ended, .failed, .cancelled, .modifying:
+            return
+        }
+        let outcome: TransferOutcome
+        switch (head, error) {
+        case (let head?, nil):
+            state = .ended(head: head, buffer: body.buffer)
+            outcome = .end
+        case (_, let error?):
+            state = .failed(head: head, buffer: body.buffer, error: error)
+            outcome = .failure(error)
+        case (nil, nil):
+            let failure = TransportError(.other, detail: "the transfer ended without a response head")
+            state = .failed(head: nil, buffer: body.buffer, error: failure)
+            outcome = .failure(failure)
+        }
+        if let engine { actions.append(engineFinished ? .release(engine) : .stop(engine)) }
+        var flow = body.flow
+        Self.letGo(&flow, &actions)
+        if let headWaiter { actions.append(.resume(headWaiter, outcome)) }
+        // A reader waits only while nothing is buffered: the end is next.
+        if let waiter = body.waiter { actions.append(.resume(waiter, outcome)) }
     }
 
     /// Lets an engine that waits for the disk go on (the transfer failed or was cancelled).

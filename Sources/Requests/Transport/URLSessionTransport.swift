@@ -135,7 +135,8 @@ public struct URLSessionTransport: Transport {
         var resent = 0
         while true {
             do {
-                return try await start(urlRequest, upload: upload, spooled: resent == 0 ? spooled : nil, for: request, delegate: delegate)
+                // Only a request without a spooled body goes again, so `spooled` goes once.
+                return try await start(urlRequest, upload: upload, spooled: spooled, for: request, delegate: delegate)
             } catch let error where spooled == nil && !Task.isCancelled {
                 guard let failure = Self.staleConnectionFailure(error),
                       StaleConnection.mayResend(request, after: failure, resent: resent) else {
@@ -228,14 +229,9 @@ public struct URLSessionTransport: Transport {
     }
     #endif
 
-    /// Whether `error` is libcurl's report of an HTTP/2 stream on a connection the server had
-    /// already closed (its keep-alive ran out while the connection was idle in the pool).
-    static func isStaleConnection(_ error: any Error) -> Bool {
-        staleConnectionFailure(error) != nil
-    }
-
-    /// How libcurl reports a request on a stale HTTP/2 connection: a refused stream the server
-    /// never processed, or a stream not closed cleanly.
+    /// How libcurl reports a request on a connection the server had already closed (its
+    /// keep-alive ran out while the connection was idle in the pool): a refused HTTP/2 stream the
+    /// server never processed, or a stream not closed cleanly; `nil` for any other failure.
     static func staleConnectionFailure(_ error: any Error) -> StaleConnection.Failure? {
         guard let urlError = TransportError.engineError(error) as? URLError else { return nil }
         let text = (urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
