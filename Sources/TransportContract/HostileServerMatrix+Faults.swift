@@ -106,7 +106,9 @@ extension HostileServerMatrix {
 
     /// The session's words for a call that had no complete response within ``timeout``.
     public static let lateWords = "no complete response within 3 seconds"
-    /// The session's words for a body that sent nothing for ``timeout``.
+    /// The session's words for a final head that did not come within ``timeout`` (the idle limit).
+    public static let headlessWords = "no response head within 3 seconds"
+    /// The session's words for a body that sent nothing for ``timeout`` (the idle limit).
     public static let silentWords = "the body sent nothing for 3 seconds"
 
     /// Every fault of the matrix but the header flood, which ``checkHeaderFlood()`` runs alone.
@@ -115,8 +117,8 @@ extension HostileServerMatrix {
     /// it, a stream's body fails with ``RequestError/Code/streamFailed`` (a whole-body request
     /// still says `transportFailed`). A connection that breaks is
     /// ``TransportError/Kind/connectionLost``, bytes that are not HTTP ``TransportError/Kind/other``
-    /// (a retry policy retries the first and not the second); stalls end at the call's timeout, in
-    /// the session's words.
+    /// (a retry policy retries the first and not the second); stalls end at the request's deadline
+    /// or the stream's idle limit, in the session's words.
     public static let faults: [Fault] = [
         Fault("/reset-in-head", request: .failure(.transportFailed, .connectionLost)),
         Fault("/reset-in-body", request: .failure(.transportFailed, .connectionLost), stream: .failure(.streamFailed, .connectionLost)),
@@ -128,8 +130,8 @@ extension HostileServerMatrix {
         Fault("/stall-in-body", request: .timedOut(saying: lateWords), stream: .timedOut(saying: silentWords)),
         // HTTP sets no limit on a header's length; an engine may take a megabyte or refuse it.
         Fault("/long-header", request: .responseOrFailure("ok", .transportFailed, .other)),
-        Fault("/informational", request: .timedOut(saying: lateWords)),
-        Fault("/informational-drip", request: .timedOut(saying: lateWords)),
+        Fault("/informational", request: .timedOut(saying: lateWords), stream: .timedOut(saying: headlessWords)),
+        Fault("/informational-drip", request: .timedOut(saying: lateWords), stream: .timedOut(saying: headlessWords)),
         Fault("/not-http", request: .failure(.transportFailed, .other)),
         Fault("/bad-status", request: .failure(.transportFailed, .other)),
         Fault("/no-response", request: .failure(.transportFailed, .connectionLost)),

@@ -66,8 +66,9 @@ public struct HostileServerMatrix: Sendable {
     /// Meets `fault` with `call` on a new session over the transport, checks how the call ended
     /// and how long it took, then that a plain request on the same session succeeds.
     ///
-    /// A request is allowed 1.5 times ``timeout``; a stream 2.5 times, since a stall in its body
-    /// fails after one timeout of silence, which starts after the head. A try that ended wrongly
+    /// A request (``timeout`` its deadline) is allowed 1.5 times ``timeout``; a stream (``timeout``
+    /// its idle limit) 2.5 times, since a stall in its body fails after one idle limit of silence,
+    /// which starts after the head. A try that ended wrongly
     /// while the runtime itself was a second or more late (a fault the engine saw at once can
     /// reach the call only after the deadline when the process gets no CPU for seconds) is made
     /// again, twice at most (``retryingWhenLate(attempts:stall:_:)``).
@@ -78,7 +79,9 @@ public struct HostileServerMatrix: Sendable {
     /// - Returns: How the call ended, and how long it took.
     /// - Throws: ``ContractViolation`` saying what happened instead.
     public func check(_ fault: Fault, as call: Call) async throws -> Outcome {
-        let session = Session(transport: transport, cookies: .none)
+        // A request's timeout is its deadline (the idle limit, no shorter, never passes first); a
+        // stream has none, so its silences meet the idle limit.
+        let session = Session(transport: transport, idleTimeout: Self.timeout, cookies: .none)
         let url = try url(fault.path)
         let (result, elapsed) = try await retryingWhenLate(stall: .seconds(1)) { beside in
             let start = ContinuousClock.now
@@ -213,7 +216,7 @@ public struct HostileServerMatrix: Sendable {
         case .request:
             return try await session.request(url, timeout: timeout).text
         case .stream:
-            let stream = try await session.stream(url, timeout: timeout)
+            let stream = try await session.stream(url)
             guard stream.statusCode == 200 else {
                 stream.cancel()
                 throw ContractViolation("the head of the stream of \(url.path) is \(stream.statusCode), not the final response")

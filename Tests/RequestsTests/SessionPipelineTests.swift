@@ -146,8 +146,7 @@ import Testing
         #expect(error?.description.contains("no complete response within 1 second") == true)
         #expect(elapsed >= .milliseconds(900), "gave up early, after \(elapsed)")
         #expect(elapsed < allowingLateness(.milliseconds(1500), slack), "timed out after \(elapsed); a plain sleep was \(slack) late")
-        // The call throws first and cancels the transfer right after, so a transport that is slow
-        // to cancel cannot hold the caller past its deadline.
+        // The call's clock cancelled the transfer through its handle.
         let cancelledBy = ContinuousClock.now + .seconds(5)
         while !wasCancelled.withLock({ $0 }), ContinuousClock.now < cancelledBy {
             try await Task.sleep(for: .milliseconds(5))

@@ -146,15 +146,13 @@ extension CacheStage {
     func revalidateInBackground(_ entry: CacheEntry, request: OutgoingRequest, control: CacheControl, policy: CachePolicy, next: Next) {
         let key = entry.key
         guard cache.join(key) == nil else { return }
+        // A call of its own, whose clock's deadline is this call's timeout (else its idle limit).
         let chain = next.chain.detached()
-        let limit = next.chain.timeout ?? next.chain.idleTimeout ?? .seconds(60)
         let stage = self
         Task {
-            let result = try? await Race.run(deadline: limit) {
-                try await stage.fetch(request, key: key, stored: entry, control: control, policy: policy,
-                                      next: InterceptorNext(chain: chain, index: 0), leads: false, background: true)
-            }
-            _ = result
+            _ = try? await stage.fetch(request, key: key, stored: entry, control: control, policy: policy,
+                                       next: InterceptorNext(chain: chain, index: 0), leads: false, background: true)
+            chain.clock.end()
             stage.cache.land(key)
         }
     }

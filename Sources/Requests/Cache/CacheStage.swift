@@ -93,8 +93,8 @@ struct CacheStage: Interceptor {
             }
             if let flight = cache.join(key) {
                 // The wait is bounded as a wait on the transport would be: past the idle limit,
-                // this request goes on its own.
-                await flight.wait(limit: next.chain.idleTimeout)
+                // this request goes on its own; past the deadline, it fails.
+                try await flight.wait(on: next.chain.clock)
                 try Task.checkCancellation()
                 waited = true
                 continue

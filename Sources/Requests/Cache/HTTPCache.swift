@@ -88,7 +88,7 @@ public final class HTTPCache: Sendable {
 // MARK: - Flight
 
 /// One network request that others wait for. Invariant: each waiter's continuation is resumed
-/// exactly once, by ``open()``, by its task's cancellation or by its limit's alarm, whichever
+/// exactly once, by ``open()``, by its task's cancellation or by the call's clock, whichever
 /// comes first; a waiter whose wait ended before it began (`ended`) does not wait.
 final class Flight: Sendable {
     private struct State {
@@ -100,20 +100,17 @@ final class Flight: Sendable {
 
     private let state = Guarded(State())
 
-    /// Waits until the flight lands, the waiting task is cancelled, or `limit` passes (an alarm
-    /// on the ``TimeoutClock``).
+    /// Waits until the flight lands, the waiting task is cancelled, or the call's clock ends the
+    /// wait (its idle limit, or its deadline).
     ///
-    /// - Parameters:
-    ///   - limit: The longest wait; `nil` for no limit.
-    ///   - clock: The clock the limit is kept on.
-    func wait(limit: Duration? = nil, clock: TimeoutClock = .shared) async {
+    /// - Parameter clock: The waiting call's clock; `nil` for no limit.
+    /// - Throws: ``TimeoutExceeded`` when the call's deadline passed.
+    func wait(on clock: CallClock? = nil) async throws {
         let id = state.withLock { state -> Int in
             state.next += 1
             return state.next
         }
-        let alarm = limit.map { limit in
-            clock.schedule(at: .now + limit) { [weak self] in self?.end(id) }
-        }
+        try clock?.waiting(for: .cache, on: .wait { [weak self] in self?.end(id) })
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
@@ -126,8 +123,9 @@ final class Flight: Sendable {
         } onCancel: {
             end(id)
         }
-        alarm.map(clock.cancel)
+        clock?.stopped()
         state.withLock { _ = $0.ended.remove(id) }
+        if let verdict = clock?.verdict, verdict.limit == .deadline { throw verdict }
     }
 
     /// Ends one waiter's wait, or marks it ended before it began.

@@ -24,13 +24,8 @@ final class InterceptorChain: Sendable {
     let context: RequestContext
     /// The monitors, or `nil` when the session has none (nothing is reported then).
     let monitors: (any EventMonitor)?
-    /// The call's timeout: for ``Mode/collect`` the whole call's, for ``Mode/stream`` the wait
-    /// for the head and then each silence of the body.
-    let timeout: Duration?
-    /// The longest silence of a streamed body when the call has no timeout.
-    let idleTimeout: Duration?
-    /// Where trips report their waits on the transport, when the call's ``Race`` limits them.
-    let idle: IdleWatch?
+    /// The call's limits: its deadline and the idle limit of each wait on the transport.
+    let clock: CallClock
     let mode: Mode
     /// Called as a request body is sent: an upload's progress.
     let progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)?
@@ -47,21 +42,17 @@ final class InterceptorChain: Sendable {
         transport: any Transport,
         context: RequestContext,
         monitors: (any EventMonitor)?,
-        timeout: Duration?,
-        idleTimeout: Duration?,
-        idle: IdleWatch?,
+        clock: CallClock,
         mode: Mode,
         progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil,
         isShutDown: @escaping @Sendable () -> Bool = { false }
     ) {
-        self.idle = idle
+        self.clock = clock
         self.isShutDown = isShutDown
         self.stages = stages
         self.transport = transport
         self.context = context
         self.monitors = monitors
-        self.timeout = timeout
-        self.idleTimeout = idleTimeout
         self.mode = mode
         self.progress = progress
         self.start = .now
@@ -90,6 +81,8 @@ final class InterceptorChain: Sendable {
     private func send(_ request: OutgoingRequest) async throws -> Response {
         try Task.checkCancellation()
         try Self.checkOutgoing(request)
+        // The idle limit starts afresh; a passed deadline sends nothing.
+        try clock.startTrip()
         let number = context.attempts.withLock { progress in
             progress.count += 1
             progress.failureReported = false
@@ -103,13 +96,13 @@ final class InterceptorChain: Sendable {
         let handle = TransferHandle()
         // What the transport and the collect step hang on the handle goes with the trip.
         defer { handle.finish() }
-        // A new trip: the idle limit starts afresh, and a body an earlier trip left behind (a
-        // retry or a redirect moved on from it) is cancelled now, not when this head arrives.
-        idle?.waiting(for: .head, handle: handle)
+        // A new trip: a body an earlier trip left behind (a retry or a redirect moved on from
+        // it) is cancelled now, not when this head arrives.
         if mode == .stream {
             latest.cancelCurrent()
         }
         do {
+            try clock.waiting(for: .head, on: .trip(handle))
             if isShutDown() {
                 throw RequestError(.sessionShutDown, request: request, detail: "shutdown() was called on this session")
             }
@@ -121,9 +114,10 @@ final class InterceptorChain: Sendable {
             var trip: TripTimings
             switch mode {
             case .collect:
-                // The idle limit cuts a silent body off through the handle, too.
+                // The clock cuts a silent body off through the handle, too.
                 let reading = body
                 handle.onCancel { reading.cancel() }
+                try clock.waiting(for: .body, on: .trip(handle))
                 let data = try await collect(body)
                 let end = ContinuousClock.now
                 response = Response(request: request, head: head, data: data, start: start, duration: end - start)
@@ -131,15 +125,16 @@ final class InterceptorChain: Sendable {
                 // (`URLSessionTaskMetrics`).
                 trip = handle.timings(start: start)
                 trip.responseEnd = end
-                idle?.idle()
+                clock.stopped()
             case .stream:
-                idle?.idle()
-                if let idle, let phase = idle.expired {
-                    // The limit passed just as the head arrived: the handle has cancelled the body.
+                clock.stopped()
+                if let verdict = clock.verdict {
+                    // A limit passed just as the head arrived: the handle has cancelled the body.
                     body.cancel()
-                    throw IdleExceeded(limit: idle.limit, phase: phase)
+                    throw verdict
                 }
-                body.silenceLimit = timeout ?? idleTimeout
+                // The reader waits on the same clock: the deadline runs to the body's end.
+                body.clock = clock
                 latest.replace(with: body)
                 response = Response(request: request, head: head, data: Data(), start: start, duration: headArrived - start)
                 response.body = body
@@ -154,9 +149,9 @@ final class InterceptorChain: Sendable {
             }
             return response
         } catch {
-            idle?.idle()
-            let cause: any Error = if let idle, let phase = idle.expired { IdleExceeded(limit: idle.limit, phase: phase) } else { error }
-            let failure = Self.transportError(cause, request: request, timeout: timeout)
+            clock.stopped()
+            let cause: any Error = clock.verdict ?? error
+            let failure = Self.transportError(cause, request: request)
             let trip = handle.timings(start: start)
             _ = context.record(trip)
             observer?.failed(failure, timings: trip)
@@ -169,7 +164,7 @@ final class InterceptorChain: Sendable {
         }
     }
 
-    /// Reads a body whole, each chunk a sign of life for the idle limit. A connection that fails
+    /// Reads a body whole, each chunk a sign of life for the clock. A connection that fails
     /// mid-body fails the trip as the transport's failure (retryable like any other): the caller
     /// never saw a stream.
     private func collect(_ body: ResponseBody) async throws -> Data {
@@ -181,10 +176,9 @@ final class InterceptorChain: Sendable {
         let source = body.source
         var data = Data()
         do {
-            idle?.waiting(for: .body)
             while let chunk = try await source.next() {
                 data.append(chunk)
-                idle?.waiting(for: .body)
+                clock.heard()
             }
         } catch {
             source.cancel()
@@ -205,9 +199,9 @@ final class InterceptorChain: Sendable {
                                detail: "the body is a stream, which is sent once; a redirect or retry cannot send it again")
         }
         // Bytes sent are signs of life too: a long upload is not a silent server.
-        let progress: (@Sendable (Int64, Int64?) -> Void)? = if idle != nil || self.progress != nil {
-            { [idle, report = self.progress] sent, total in
-                idle?.touch()
+        let progress: (@Sendable (Int64, Int64?) -> Void)? = if clock.idleLimit != nil || self.progress != nil {
+            { [clock, report = self.progress] sent, total in
+                clock.heard()
                 report?(sent, total)
             }
         } else {
@@ -236,13 +230,15 @@ final class InterceptorChain: Sendable {
     }
 
     /// A chain of no stages over the same transport and monitors, for a request sent on behalf of
-    /// this call but outside it (a background revalidation): a call of its own, collecting its body.
+    /// this call but outside it (a background revalidation): a call of its own, collecting its
+    /// body, with a clock of its own whose deadline is this call's timeout, else its idle limit.
     func detached() -> InterceptorChain {
-        InterceptorChain(
+        let limit = clock.timeout ?? clock.idleLimit ?? .seconds(60)
+        return InterceptorChain(
             stages: [], transport: transport,
             // Its trips' spans are children of this call's.
-            context: RequestContext(deadline: nil, serverOrigins: context.serverOrigins, monitors: monitors, observer: context.observer),
-            monitors: monitors, timeout: nil, idleTimeout: idleTimeout, idle: nil, mode: .collect, isShutDown: isShutDown
+            context: RequestContext(deadline: .now + limit, serverOrigins: context.serverOrigins, monitors: monitors, observer: context.observer),
+            monitors: monitors, clock: CallClock(timeout: limit, idleLimit: clock.idleLimit), mode: .collect, isShutDown: isShutDown
         )
     }
 
@@ -274,18 +270,22 @@ final class InterceptorChain: Sendable {
         if Task.isCancelled {
             return CancellationError()
         }
+        if error is TimeoutExceeded {
+            // A wait of a stage's that the call's clock ended (the cache's, say).
+            return TransportFailure.requestError(error, method: method, url: url, phase: .trip)
+        }
         return RequestError(.interceptorFailed, method: method, url: url, detail: "\(type(of: stage))", underlyingError: error)
     }
 
-    static func transportError(_ error: any Error, request: OutgoingRequest, timeout: Duration?) -> any Error {
-        transportError(error, method: request.method, url: request.url, timeout: timeout)
+    static func transportError(_ error: any Error, request: OutgoingRequest) -> any Error {
+        transportError(error, method: request.method, url: request.url)
     }
 
-    static func transportError(_ error: any Error, method: HTTPMethod?, url: URL?, timeout: Duration?) -> any Error {
+    static func transportError(_ error: any Error, method: HTTPMethod?, url: URL?) -> any Error {
         if Task.isCancelled {
             return CancellationError()
         }
-        return TransportFailure.requestError(error, method: method, url: url, phase: .trip, timeout: timeout)
+        return TransportFailure.requestError(error, method: method, url: url, phase: .trip)
     }
 }
 

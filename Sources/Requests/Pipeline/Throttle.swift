@@ -47,7 +47,7 @@ public struct Throttle: Interceptor {
     public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         let host = perOrigin == nil ? nil : request.target.origin?.description ?? request.url.absoluteString
         let asked = ContinuousClock.now
-        if try await slots.acquire(host: host) {
+        if try await slots.acquire(host: host, clock: next.chain.clock) {
             // The wait goes into the call's timings and span.
             next.context.queued(for: .now - asked)
         }
@@ -108,9 +108,13 @@ final class SlotQueue: Sendable {
 
     /// Takes a slot, waiting in line when none is free.
     ///
+    /// - Parameters:
+    ///   - host: The request's origin, for a limit per origin.
+    ///   - clock: The call's clock, whose deadline ends the wait; `nil` for none.
     /// - Returns: Whether it waited.
+    /// - Throws: `CancellationError` when the task was cancelled or the deadline passed first.
     @discardableResult
-    func acquire(host: String?) async throws -> Bool {
+    func acquire(host: String?, clock: CallClock? = nil) async throws -> Bool {
         try Task.checkCancellation()
         let (limit, hostLimit) = (self.limit, self.hostLimit)
         let id: UInt64? = state.withLock { state in
@@ -123,6 +127,13 @@ final class SlotQueue: Sendable {
             return state.nextID
         }
         guard let id else { return false }
+        do {
+            try clock?.waiting(for: .queue, on: .wait { [self] in withdraw(id) })
+        } catch {
+            withdraw(id)
+            throw error
+        }
+        defer { clock?.stopped() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case queued, granted, cancelled }
@@ -143,14 +154,19 @@ final class SlotQueue: Sendable {
                 }
             }
         } onCancel: {
-            let waiter: Waiter? = state.withLock { state in
-                state.open.remove(id)
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+            withdraw(id)
         }
         return true
+    }
+
+    /// Takes a waiter out of the line (its task was cancelled, or its call's deadline passed).
+    private func withdraw(_ id: UInt64) {
+        let waiter: Waiter? = state.withLock { state in
+            state.open.remove(id)
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: CancellationError())
     }
 
     /// Gives a slot back and grants it to the first waiters that fit.

@@ -97,8 +97,8 @@ extension Session {
     ///   - headers: Headers for this request.
     ///   - destination: The file to create or replace.
     ///   - resumable: Whether to keep a partial file on failure and resume from one.
-    ///   - timeout: The time allowed until the response head arrives, and for each silence in the
-    ///     body; overrides the session's.
+    ///   - timeout: The time allowed for the whole download, until the file is in place; overrides
+    ///     the session's. Each silence of the server is bounded by the session's ``idleTimeout``.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The download, with its progress and its response. It starts at once.
@@ -126,8 +126,8 @@ extension Session {
     ///   - request: The request, or anything that builds one.
     ///   - destination: The file to create or replace.
     ///   - resumable: Whether to keep a partial file on failure and resume from one.
-    ///   - timeout: The time allowed until the response head arrives, and for each silence in the
-    ///     body; overrides the session's.
+    ///   - timeout: The time allowed for the whole download, until the file is in place; overrides
+    ///     the session's. Each silence of the server is bounded by the session's ``idleTimeout``.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     /// - Returns: The download, with its progress and its response. It starts at once.

@@ -22,9 +22,10 @@ extension Session {
     ///   - parameters: Parameters to encode, or `nil`.
     ///   - encoding: How to encode them; `URLEncoding.default`.
     ///   - headers: Headers for every connection.
-    ///   - timeout: The time allowed for each connection until its head arrives, and for each
-    ///     silence in its body: a stream that sends nothing, not even a comment, for that long is
-    ///     connected again. Without one, the session's ``idleTimeout`` bounds the silences.
+    ///   - timeout: The longest silence of each connection, its head included: a stream that
+    ///     sends nothing, not even a comment, for that long is connected again. An event stream has
+    ///     no end, so this is its idle limit, in place of the session's ``idleTimeout``, and there is
+    ///     no deadline (the session's `timeout` does not apply either).
     ///   - interceptors: Interceptors for these connections only, run inside the session's.
     ///   - reconnection: When and how often to connect again; ``EventSource/Reconnection/default``.
     /// - Returns: The stream; nothing is sent until it is iterated.
@@ -49,8 +50,8 @@ extension Session {
     /// - Parameters:
     ///   - request: The request, or anything that builds one; `Accept: text/event-stream` is
     ///     added unless it sets `Accept`.
-    ///   - timeout: The time allowed for each connection until its head arrives, and for each
-    ///     silence in its body.
+    ///   - timeout: The longest silence of each connection, its head included, in place of the
+    ///     session's ``idleTimeout``; an event stream has no deadline.
     ///   - interceptors: Interceptors for these connections only, run inside the session's.
     ///   - reconnection: When and how often to connect again.
     /// - Returns: The stream; nothing is sent until it is iterated.

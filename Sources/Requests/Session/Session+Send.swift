@@ -10,20 +10,25 @@ extension Session {
     /// and the transport.
     ///
     /// The request is consumed, so that on Linux, where every `URLRequest` mutation of a shared value
-    /// copies the underlying `NSMutableURLRequest`, the stages change it in place. With a timeout,
-    /// the whole chain races the deadline, so retries and their back-off count towards it; a stream
-    /// call's chain ends at the head, so there the timeout bounds the wait for the head.
+    /// copies the underlying `NSMutableURLRequest`, the stages change it in place. The call's
+    /// ``CallClock`` keeps its deadline (retries and their back-off count towards it; for a
+    /// stream, until the body's end) and the idle limit of each wait on the transport.
+    ///
+    /// - Parameter eachConnection: For an event stream, which has no end: `timeout` is then the
+    ///   idle limit of this connection (its head and each silence), and there is no deadline.
     func send(
         _ request: consuming OutgoingRequest,
         timeout: Duration?,
         interceptors perCall: [any Interceptor],
         redirectPolicy: RedirectPolicy? = nil,
         mode: InterceptorChain.Mode = .collect,
+        eachConnection: Bool = false,
         progress: (@Sendable (_ sent: Int64, _ total: Int64?) -> Void)? = nil
     ) async throws -> Response {
         // The call's own arguments, then the request's options (the call's over the session's),
         // then the session's settings; what applies is written back, for the stages and monitors.
-        let timeout = timeout ?? request.options.timeout ?? self.timeout
+        let silence = eachConnection ? timeout ?? idleTimeout : idleTimeout
+        let timeout = eachConnection ? nil : timeout ?? request.options.timeout ?? self.timeout
         let redirectPolicy = redirectPolicy ?? request.options.redirectPolicy
         if timeout != request.options.timeout { request.options.timeout = timeout }
         let observer = observer(of: request)
@@ -37,26 +42,17 @@ extension Session {
         } else {
             stages = perCall.isEmpty ? defaultStages : interceptors + perCall + innerStages
         }
-        // The idle limit bounds each wait on the transport that the call's timeout does not: for
-        // a collecting call, a timeout longer than it; for a stream, the head when there is no
-        // timeout (the body's silences are the reader's, see ``ResponseBody``).
-        var idleLimit = idleTimeout
-        if let timeout, let limit = idleLimit, mode == .stream || timeout <= limit {
-            idleLimit = nil
-        }
-        let idle = idleLimit.map(IdleWatch.init)
+        // One clock for the call: it stops the trip's transfer when a limit passes, and a trip
+        // that idles out fails as that trip (a retry policy may send it again).
+        let clock = CallClock(timeout: timeout, idleLimit: silence)
         let chain = InterceptorChain(
             stages: stages, transport: transport, context: context, monitors: monitorGroup,
-            timeout: timeout, idleTimeout: idleTimeout, idle: idle, mode: mode, progress: progress,
+            clock: clock, mode: mode, progress: progress,
             isShutDown: { [isShutDown] in isShutDown.withLock { $0 } }
         )
         var url = request.url
         let method = request.method
         let options = request.options
-        // The session's sweep enforces the idle limit through each trip's transfer handle, so
-        // that a trip that idles out fails as that trip (a retry policy may send it again).
-        let watched = idle.map(idleSweep.add)
-        defer { watched.map(idleSweep.remove) }
         do {
             try checkOpen(request)
             var response: Response
@@ -68,12 +64,12 @@ extension Session {
                     try await self.applyModifiers(to: &traced)
                     url = traced.url
                     observer.completed(traced)
-                    return try await Self.run(chain, traced, timeout: timeout)
+                    return try await chain.run(traced, from: 0)
                 }
             } else {
                 try await applyModifiers(to: &request)
                 url = request.url
-                response = try await Self.run(chain, request, timeout: timeout)
+                response = try await chain.run(request, from: 0)
             }
             if mode == .stream {
                 // The body of the response the stages returned: the newest transfer's, or the
@@ -86,6 +82,10 @@ extension Session {
                     newest?.cancel()
                     response.body = ResponseBody(response.data)
                 }
+                // The clock goes on with the body's reader, unless no transfer is left to read.
+                if response.body?.clock == nil { clock.end() }
+            } else {
+                clock.end()
             }
             // A response a trip made holds every trip's phases so far, and the throttle's wait;
             // one a stage made (the cache's) gets them here.
@@ -95,7 +95,11 @@ extension Session {
             observer?.ended(response)
             return response
         } catch {
-            let failure = InterceptorChain.transportError(error, method: method, url: url, timeout: timeout)
+            // A wait the deadline ended (a throttle's, the cache's) may end as a cancellation.
+            let verdict = clock.verdict
+            clock.end()
+            let cause: any Error = if let verdict, error is CancellationError, !Task.isCancelled { verdict } else { error }
+            let failure = InterceptorChain.transportError(cause, method: method, url: url)
             chain.finish(failing: failure, url: url, method: method, options: options)
             observer?.failed(failure)
             throw failure
@@ -110,19 +114,6 @@ extension Session {
             try await modifier.apply(to: &request)
         }
         try Task.checkCancellation()
-    }
-
-    /// Runs a call's chain from its first stage.
-    private static func run(_ chain: InterceptorChain, _ request: consuming OutgoingRequest, timeout: Duration?) async throws -> Response {
-        if let timeout {
-            // The deadline is kept exactly: the chain runs in a task of its own, abandoned (and
-            // cancelled) the moment the deadline passes.
-            let sent = request
-            return try await Race.run(deadline: timeout) { try await chain.run(sent, from: 0) }
-        }
-        // No deadline: the chain runs in this task and sees its cancellation directly, which
-        // saves spawning a task per request.
-        return try await chain.run(request, from: 0)
     }
 
     /// The call's span and metrics, or `nil` when the `Tracing` trait is off or nothing listens.

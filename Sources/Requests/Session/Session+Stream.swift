@@ -18,10 +18,10 @@ extension Session {
     ///
     /// The request goes through the same interceptors as ``request(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:)``;
     /// they see the head, with an empty ``Response/data``. A retry or a redirect cancels the body
-    /// of the response it leaves behind. The timeout covers the call until the head has arrived;
-    /// while the body streams, it bounds each silence instead: a body that sends nothing for that
-    /// long fails with ``RequestError/Code/timedOut`` (without a timeout, the session's
-    /// ``idleTimeout`` applies). Memory stays bounded when the reader is slower than the network:
+    /// of the response it leaves behind. The timeout covers the whole call, as for `request`:
+    /// until the body's end (the reader's own pace counts); each silence of the server, the head
+    /// and every chunk the reader waits for, is bounded by the session's ``idleTimeout``. Either
+    /// fails the call with ``RequestError/Code/timedOut``. Memory stays bounded when the reader is slower than the network:
     /// the reader's demand drives the transport (see ``URLSessionTransport/streamBufferLimit``).
     ///
     /// - Parameters:
@@ -30,8 +30,8 @@ extension Session {
     ///   - parameters: Parameters to encode, or `nil`.
     ///   - encoding: How to encode them; `URLEncoding.default`.
     ///   - headers: Headers for this request.
-    ///   - timeout: The time allowed until the head arrives, and for each silence in the body;
-    ///     overrides the session's timeout.
+    ///   - timeout: The time allowed for the whole call, until the body's end; overrides the
+    ///     session's timeout.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
@@ -56,8 +56,8 @@ extension Session {
     ///
     /// - Parameters:
     ///   - request: The request, or anything that builds one.
-    ///   - timeout: The time allowed until the head arrives, and for each silence in the body;
-    ///     overrides the session's timeout.
+    ///   - timeout: The time allowed for the whole call, until the body's end; overrides the
+    ///     session's timeout.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
     ///   - options: Settings for this call (``RequestOptions``), over the request's own and the session's ``options``.
@@ -79,9 +79,11 @@ extension Session {
         built request: consuming OutgoingRequest,
         timeout: Duration?,
         interceptors: [any Interceptor],
-        redirectPolicy: RedirectPolicy?
+        redirectPolicy: RedirectPolicy?,
+        eachConnection: Bool = false
     ) async throws -> ResponseStream {
-        var head = try await send(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, mode: .stream)
+        var head = try await send(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, mode: .stream,
+                                  eachConnection: eachConnection)
         let body = head.body ?? ResponseBody(head.data)
         head.body = nil
         return ResponseStream(response: head.with(data: Data()), body: body)

@@ -55,8 +55,6 @@ public final class Session: Sendable {
     let serverOrigins: [Origin]
     /// The monitors as one, or `nil` when there are none.
     let monitorGroup: (any EventMonitor)?
-    /// Enforces the idle limit of the calls, on the clock every timeout shares.
-    let idleSweep = IdleSweep()
     /// Set by ``shutdown()``; a call after it fails.
     let isShutDown = Guarded(false)
     #if Tracing

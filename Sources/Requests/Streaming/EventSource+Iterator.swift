@@ -105,7 +105,8 @@ extension EventSource.Updates {
             let stream: ResponseStream
             do {
                 stream = try await source.session.stream(
-                    built: request, timeout: source.timeout, interceptors: source.interceptors, redirectPolicy: nil
+                    built: request, timeout: source.timeout, interceptors: source.interceptors, redirectPolicy: nil,
+                    eachConnection: true
                 )
             } catch let error as RequestError where Self.isConnectionFailure(error) {
                 try scheduleReconnection(after: error)

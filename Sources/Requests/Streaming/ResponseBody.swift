@@ -47,9 +47,9 @@ public struct ResponseBody: AsyncSequence, Sendable {
     let owner: Owner
     /// The request the body answers, for naming it in errors; the session sets it.
     var request: (method: HTTPMethod, url: URL)?
-    /// The longest the reader waits for a chunk before the body fails as timed out; the session
-    /// sets it from the call's timeout.
-    var silenceLimit: Duration?
+    /// The call's clock, which bounds the reader's waits (the idle limit) and the body's end (the
+    /// deadline); the session sets it. The reader ends it with the body.
+    var clock: CallClock?
 
     package var source: any ResponseBodySource { owner.source }
 
@@ -66,6 +66,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     init(source: any ResponseBodySource, wrapping inner: ResponseBody) {
         self.owner = Owner(source: source, wrapping: inner.owner)
         self.request = inner.request
+        self.clock = inner.clock
     }
 
     /// A body that is already in memory, delivered as one chunk (none when it is empty).
@@ -86,7 +87,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///
     /// - Returns: The iterator; destroying it before the end cancels the transfer.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(reader: Reader(owner: owner, request: request, silenceLimit: silenceLimit))
+        Iterator(reader: Reader(owner: owner, request: request, clock: clock))
     }
 
     /// Holds the source for the body's copies and iterators; when the last of them goes, a
@@ -153,35 +154,35 @@ public struct ResponseBody: AsyncSequence, Sendable {
         ///
         /// - Returns: The chunk, or `nil` at the end of the body.
         /// - Throws: ``RequestError`` with code ``RequestError/Code/streamFailed`` when the connection
-        ///   failed mid-body, ``RequestError/Code/timedOut`` when it sent nothing for the call's
-        ///   timeout, or `CancellationError` when the reading task or the body was cancelled.
+        ///   failed mid-body, ``RequestError/Code/timedOut`` when it sent nothing for the session's
+        ///   idle limit or the call's timeout passed, or `CancellationError` when the reading task or the body was cancelled.
         public mutating func next() async throws -> Data? {
             try await reader.next()
         }
     }
 
-    /// Reads the source for one iterator: bounds each wait by the silence limit, turns what the
+    /// Reads the source for one iterator: bounds each wait by the call's clock, turns what the
     /// source throws into the error callers see (through ``TransportFailure``, which classifies a
     /// trip's failures too), and cancels the
     /// transfer when the iterator goes away before the body ended, e.g. on `break`.
     final class Reader {
         private let owner: Owner
         private let request: (method: HTTPMethod, url: URL)?
-        private let silence: SilenceTimer?
+        private let clock: CallClock?
         private var done = false
         private var source: any ResponseBodySource { owner.source }
 
-        init(owner: Owner, request: (method: HTTPMethod, url: URL)?, silenceLimit: Duration?) {
+        init(owner: Owner, request: (method: HTTPMethod, url: URL)?, clock: CallClock?) {
             self.owner = owner
             self.request = request
-            self.silence = silenceLimit.map { SilenceTimer(limit: $0, source: owner.source) }
+            self.clock = clock
         }
 
         func next() async throws -> Data? {
             guard !done else { return nil }
             do {
-                silence?.waiting(true)
-                defer { silence?.waiting(false) }
+                try clock?.waiting(for: .body, on: .body(source))
+                defer { clock?.stopped() }
                 guard let chunk = try await source.next() else {
                     finish()
                     return nil
@@ -196,7 +197,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
         private func finish() {
             done = true
-            silence?.stop()
+            clock?.end()
         }
 
         /// Ends reading early and cancels the transfer.
@@ -207,12 +208,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
         /// What the source threw, as the reader sees it (``TransportFailure``).
         private func failure(_ error: any Error) -> any Error {
-            let cause: any Error = if let silence, silence.fired { SilenceExceeded(limit: silence.limit) } else { error }
+            let cause: any Error = clock?.verdict ?? error
             return TransportFailure.requestError(cause, method: request?.method, url: request?.url, phase: .body)
         }
 
         deinit {
-            silence?.stop()
+            clock?.end()
             if !done {
                 source.cancel()
             }

@@ -2,9 +2,7 @@ import Foundation
 
 // MARK: - ClockAlarm
 
-/// What runs when one of a call's limits could have run out: the call's deadline (``Race``), the
-/// idle limit of a wait on the transport (``IdleWatch``), a streamed body's silence
-/// (``SilenceTimer``).
+/// What runs when one of a call's limits could have run out: a ``CallClock``.
 protocol ClockAlarm: AnyObject, Sendable {
     /// Looks at the limit at `now`, and acts when it has run out.
     ///
@@ -18,10 +16,8 @@ protocol ClockAlarm: AnyObject, Sendable {
 
 // MARK: - TimeoutClock
 
-/// The one clock behind every timeout of the package: a call's deadline, the idle limit of a
-/// wait on the transport, a streamed body's silence and the cache's wait for an identical request
-/// are each an alarm here, and one task sleeps until the earliest alarm and rings those that are
-/// due.
+/// Where every call's ``CallClock`` keeps its one alarm: one task sleeps until the earliest
+/// alarm and rings those that are due.
 ///
 /// A call pays a lock, a slot and a heap insertion for an alarm, and a lock to cancel it: no task
 /// or timer of its own. A new sleeper starts only when an alarm comes due before every other (the
@@ -143,17 +139,6 @@ final class TimeoutClock: Sendable {
         return key
     }
 
-    /// Runs `action` at `instant`, unless cancelled first.
-    ///
-    /// - Parameters:
-    ///   - instant: When to run it.
-    ///   - action: What to run; it must not block.
-    /// - Returns: The alarm's key, for ``cancel(_:)``.
-    @discardableResult
-    func schedule(at instant: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Key {
-        schedule(at: instant, OnceAlarm(action))
-    }
-
     /// Drops an alarm that has not rung (or asked to ring again); nothing happens when it is done.
     ///
     /// - Parameter key: The alarm's key.
@@ -164,11 +149,6 @@ final class TimeoutClock: Sendable {
         }
         // The alarm may hold what a `deinit` acts on: released after the lock.
         releaseUnlocked(removed)
-    }
-
-    /// How many alarms are pending (for tests).
-    var pendingCount: Int {
-        state.withLock { $0.live }
     }
 
     private func startSleeper(_ generation: UInt64, replacing replaced: Task<Void, Never>?) {
@@ -239,22 +219,6 @@ final class TimeoutClock: Sendable {
             releaseUnlocked(done)
             for start in starts { startSleeper(start.generation, replacing: start.replaced) }
         }
-    }
-}
-
-// MARK: - OnceAlarm
-
-/// An alarm that runs an action once.
-private final class OnceAlarm: ClockAlarm {
-    private let action: @Sendable () -> Void
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        self.action = action
-    }
-
-    func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        action()
-        return nil
     }
 }
 

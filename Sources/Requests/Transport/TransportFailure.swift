@@ -4,7 +4,7 @@ import Foundation
 
 /// The one place where what ends a trip becomes the error callers see: an engine's failure (a
 /// ``TransportError``, a `URLError`, anything a transport throws), and the session's own
-/// verdicts (the call's deadline, the idle limit, a body's silence).
+/// verdicts (``TimeoutExceeded``: the call's deadline, the idle limit of a wait).
 ///
 /// The same failure reads the same wherever it is met: before the head it fails the trip
 /// (``RequestError/Code/transportFailed``), in a body the caller streams it fails the stream
@@ -27,28 +27,15 @@ enum TransportFailure {
     ///   - method: The request's method, for the message.
     ///   - url: The request's URL, for the message.
     ///   - phase: Where it was met.
-    ///   - timeout: The call's timeout, for the deadline's message.
     /// - Returns: A ``RequestError``, or the `CancellationError` it was.
     static func requestError(
-        _ error: any Error, method: HTTPMethod?, url: URL?, phase: Phase, timeout: Duration? = nil
+        _ error: any Error, method: HTTPMethod?, url: URL?, phase: Phase
     ) -> any Error {
         if error is RequestError || error is CancellationError {
             return error
         }
-        if error is DeadlineExceeded {
-            let detail = timeout.map { "no complete response within \($0.phrase)" } ?? "no complete response in time"
-            return RequestError(.timedOut, method: method, url: url, detail: detail, transportErrorKind: .timedOut)
-        }
-        if let error = error as? IdleExceeded {
-            let detail = switch error.phase {
-            case .head: "no response head within \(error.limit.phrase)"
-            case .body: "the body sent nothing for \(error.limit.phrase)"
-            }
-            return RequestError(.timedOut, method: method, url: url, detail: detail, transportErrorKind: .timedOut)
-        }
-        if let error = error as? SilenceExceeded {
-            return RequestError(.timedOut, method: method, url: url, detail: "the body sent nothing for \(error.limit.phrase)",
-                                transportErrorKind: .timedOut)
+        if let verdict = error as? TimeoutExceeded {
+            return RequestError(.timedOut, method: method, url: url, detail: verdict.detail, transportErrorKind: .timedOut)
         }
         let kind = TransportError.kind(of: error)
         let engine = TransportError.engineError(error)

@@ -107,7 +107,7 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    await flight?.wait()
+                    try? await flight?.wait()
                     woke.withLock { $0 += 1 }
                 }
             }
@@ -119,13 +119,30 @@ import Testing
         #expect(cache.join("k") == nil)
     }
 
-    @Test func aWaitEndsAtItsLimit() async {
+    /// The call's idle limit ends the wait without failing it (the call goes to the network).
+    @Test func aWaitEndsAtTheCallsIdleLimit() async throws {
         let cache = HTTPCache()
         _ = cache.join("k")
         let flight = cache.join("k")
         let start = ContinuousClock.now
-        await flight?.wait(limit: .milliseconds(50))
+        let clock = CallClock(timeout: nil, idleLimit: .milliseconds(50))
+        try await flight?.wait(on: clock)
         #expect(ContinuousClock.now - start >= .milliseconds(50))
+        #expect(clock.verdict == nil)
+        clock.end()
+        cache.land("k")
+    }
+
+    /// The call's deadline ends the wait and fails it.
+    @Test func aWaitPastTheDeadlineFails() async throws {
+        let cache = HTTPCache()
+        _ = cache.join("k")
+        let flight = cache.join("k")
+        let clock = CallClock(timeout: .milliseconds(50), idleLimit: nil)
+        await #expect(throws: TimeoutExceeded(limit: .deadline, duration: .milliseconds(50))) {
+            try await flight?.wait(on: clock)
+        }
+        clock.end()
         cache.land("k")
     }
 
@@ -133,7 +150,7 @@ import Testing
         let cache = HTTPCache()
         _ = cache.join("k")
         let flight = cache.join("k")
-        let waiter = Task { await flight?.wait() }
+        let waiter = Task { try? await flight?.wait() }
         waiter.cancel()
         await waiter.value
         cache.land("k")

@@ -109,7 +109,16 @@ struct MockTransport: Transport {
 
     func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
         sent.withLock { $0.append(request.urlRequest) }
-        let (data, response) = try await answer(request.urlRequest)
+        // The answer runs in a task the transfer's handle cancels too, as an engine stops when the
+        // session's clock cancels the handle (a deadline, an idle limit).
+        let urlRequest = request.urlRequest
+        let answering = Task { [answer] in try await answer(urlRequest) }
+        request.handle.onCancel { answering.cancel() }
+        let (data, response) = try await withTaskCancellationHandler {
+            try await answering.value
+        } onCancel: {
+            answering.cancel()
+        }
         return (ResponseHead(response), ResponseBody(data))
     }
 
