@@ -41,8 +41,8 @@ import Requests
 public struct SessionClientTransport: ClientTransport {
     /// The session every operation goes through.
     public let session: Session
-    /// The time allowed for each operation until its response head arrives, and then for each
-    /// silence in its body; `nil` uses the session's timeouts.
+    /// The time allowed for each operation, until its response body's end (each silence of the
+    /// server meets the session's idle limit); `nil` uses the session's timeout.
     public var timeout: Duration?
     /// Interceptors for this client's operations only, run inside the session's (credentials
     /// of one API, say, when the session serves several).
@@ -54,8 +54,8 @@ public struct SessionClientTransport: ClientTransport {
     ///
     /// - Parameters:
     ///   - session: The session every operation goes through.
-    ///   - timeout: The time allowed for each operation until its head, then for each silence in
-    ///     its body; `nil` uses the session's.
+    ///   - timeout: The time allowed for each operation, until its response body's end; `nil`
+    ///     uses the session's.
     ///   - interceptors: Interceptors for this client's operations, run inside the session's.
     ///   - options: Settings for this client's operations, over the session's.
     public init(

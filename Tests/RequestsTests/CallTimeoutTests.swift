@@ -5,14 +5,51 @@ import FoundationNetworking
 import Testing
 @testable import Requests
 
+/// A body that sends `chunk` every `interval`, never ending; its first cancel is counted in `cancels`.
+private final class TickingSource: ResponseBodySource {
+    let chunk: Data
+    let interval: Duration
+    let cancels: Guarded<Int>
+    private let cancelled = Guarded(false)
+
+    init(chunk: Data, interval: Duration, cancels: Guarded<Int>) {
+        self.chunk = chunk
+        self.interval = interval
+        self.cancels = cancels
+    }
+
+    private var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    func next() async throws -> Data? {
+        // Short naps, so that a cancel ends the wait within 10 ms, as an engine's would.
+        let until = ContinuousClock.now + interval
+        repeat {
+            if isCancelled { throw CancellationError() }
+            try await Task.sleep(for: min(.milliseconds(10), until - .now))
+        } while ContinuousClock.now < until
+        if isCancelled { throw CancellationError() }
+        return chunk
+    }
+
+    func cancel() {
+        let first = cancelled.withLock { cancelled -> Bool in
+            defer { cancelled = true }
+            return !cancelled
+        }
+        if first { cancels.withLock { $0 += 1 } }
+    }
+}
+
 /// A transport whose head comes at once and whose body sends `chunk` every `interval`, never
 /// ending: each chunk is a sign of life, so only a deadline (or a cancel) ends it. It counts the
-/// requests it was sent.
+/// requests it was sent and the bodies cancelled.
 private final class TricklingBody: Transport {
     let chunk: Data
     let interval: Duration
     let contentType: String
     let sent = Guarded(0)
+    /// How many times a body was cancelled.
+    let ended = Guarded(0)
 
     init(chunk: String = "tick\n", every interval: Duration = .milliseconds(30), contentType: String = "text/plain") {
         self.chunk = Data(chunk.utf8)
@@ -22,18 +59,8 @@ private final class TricklingBody: Transport {
 
     func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
         sent.withLock { $0 += 1 }
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
-        let (chunk, interval) = (self.chunk, self.interval)
-        let producer = Task {
-            while !Task.isCancelled {
-                continuation.yield(chunk)
-                try? await Task.sleep(for: interval)
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in producer.cancel() }
         let head = ResponseHead(statusCode: 200, headers: ["Content-Type": contentType], url: request.url)
-        return (head, ResponseBody(stream))
+        return (head, ResponseBody(source: TickingSource(chunk: chunk, interval: interval, cancels: ended)))
     }
 }
 
@@ -80,15 +107,39 @@ private final class TricklingBody: Transport {
         #expect(ContinuousClock.now - start < allowingLateness(.milliseconds(300) + .seconds(1), await lateness.stop()))
     }
 
-    /// The reader's own pace counts towards the deadline: a body read after it passed fails.
-    @Test func aStreamReadAfterItsDeadlineFails() async throws {
-        let session = Session(transport: TricklingBody(), idleTimeout: nil)
+    /// The reader's own pace counts towards the deadline: the transfer of a body held past it is
+    /// stopped though nobody reads, and a read after it fails.
+    @Test func aStreamHeldPastItsDeadlineIsStoppedAndFails() async throws {
+        let transport = TricklingBody()
+        let session = Session(transport: transport, idleTimeout: nil)
         let stream = try await session.stream("https://example.com/feed", timeout: .milliseconds(100))
-        try await Task.sleep(for: .milliseconds(300))
+        let until = ContinuousClock.now + .seconds(20)
+        while transport.ended.withLock({ $0 }) == 0, ContinuousClock.now < until {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(transport.ended.withLock { $0 } >= 1)
         let error = await #expect(throws: RequestError.self) {
             for try await _ in stream.body {}
         }
         #expect(error?.code == .timedOut)
+    }
+
+    /// Only the body the call returned ends the call's clock: read to its end, or dropped unread.
+    @Test func theReturnedBodyEndsTheCallsClock() async throws {
+        let session = Session(transport: TricklingBody(), idleTimeout: .seconds(30))
+        weak var clock: CallClock?
+        do {
+            let stream = try await session.stream("https://example.com/feed", timeout: .seconds(30))
+            clock = stream.body.clock
+            #expect(clock != nil)
+            #expect(clock?.verdict == nil)
+        }
+        // Dropped unread: the clock's alarm is cancelled, and nothing keeps the clock.
+        let until = ContinuousClock.now + .seconds(20)
+        while clock != nil, ContinuousClock.now < until {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(clock == nil)
     }
 
     /// A call waiting for a throttle's slot is a call like any other: its deadline ends it.

@@ -89,13 +89,15 @@ public final class HTTPCache: Sendable {
 
 /// One network request that others wait for. Invariant: each waiter's continuation is resumed
 /// exactly once, by ``open()``, by its task's cancellation or by the call's clock, whichever
-/// comes first; a waiter whose wait ended before it began (`ended`) does not wait.
+/// comes first; a waiter whose wait ended before it began (`ended`) does not wait, and an end
+/// that comes after a wait is over (not in `active`) is ignored.
 final class Flight: Sendable {
     private struct State {
         var open = false
         var next = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var ended: Set<Int> = []
+        var active: Set<Int> = []
     }
 
     private let state = Guarded(State())
@@ -108,9 +110,15 @@ final class Flight: Sendable {
     func wait(on clock: CallClock? = nil) async throws {
         let id = state.withLock { state -> Int in
             state.next += 1
+            state.active.insert(state.next)
             return state.next
         }
-        try clock?.waiting(for: .cache, on: .wait { [weak self] in self?.end(id) })
+        do {
+            try clock?.waiting(for: .cache, on: .wait { [weak self] in self?.end(id) })
+        } catch {
+            state.withLock { _ = $0.active.remove(id) }
+            throw error
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
@@ -124,7 +132,10 @@ final class Flight: Sendable {
             end(id)
         }
         clock?.stopped()
-        state.withLock { _ = $0.ended.remove(id) }
+        state.withLock { state in
+            state.ended.remove(id)
+            state.active.remove(id)
+        }
         if let verdict = clock?.verdict, verdict.limit == .deadline { throw verdict }
     }
 
@@ -132,7 +143,7 @@ final class Flight: Sendable {
     private func end(_ id: Int) {
         let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let continuation = state.waiters.removeValue(forKey: id) else {
-                state.ended.insert(id)
+                if state.active.contains(id) { state.ended.insert(id) }
                 return nil
             }
             return continuation

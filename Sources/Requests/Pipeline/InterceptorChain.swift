@@ -114,11 +114,7 @@ final class InterceptorChain: Sendable {
             var trip: TripTimings
             switch mode {
             case .collect:
-                // The clock cuts a silent body off through the handle, too.
-                let reading = body
-                handle.onCancel { reading.cancel() }
-                try clock.waiting(for: .body, on: .trip(handle))
-                let data = try await collect(body)
+                let data = try await collect(body, handle: handle)
                 let end = ContinuousClock.now
                 response = Response(request: request, head: head, data: data, start: start, duration: end - start)
                 // Read after the body: an engine may tell its phases only as the task ends
@@ -167,10 +163,13 @@ final class InterceptorChain: Sendable {
     /// Reads a body whole, each chunk a sign of life for the clock. A connection that fails
     /// mid-body fails the trip as the transport's failure (retryable like any other): the caller
     /// never saw a stream.
-    private func collect(_ body: ResponseBody) async throws -> Data {
+    private func collect(_ body: ResponseBody, handle: TransferHandle) async throws -> Data {
         if let whole = body.takeWhole() {
             return whole
         }
+        // The clock cuts a silent body off through the handle, too.
+        handle.onCancel { body.cancel() }
+        try clock.waiting(for: .body, on: .trip(handle))
         // The source itself, not the body's reader: what it throws is classified once, as this
         // trip's failure (``TransportFailure``), by ``send(_:)``.
         let source = body.source

@@ -7,8 +7,8 @@ import Foundation
 /// (`request.options.operationName = "getUser"`); a call's explicit `timeout:` and
 /// `redirectPolicy:` arguments win over both.
 extension RequestOptions {
-    /// The call's timeout: the longest the whole call may take (for a stream or download, the
-    /// wait for the head and then each silence of the body). `nil`: the session's.
+    /// The call's timeout: the longest the whole call may take, until its response is complete
+    /// (for a stream, the body's end; for a download, the file in place). `nil`: the session's.
     public var timeout: Duration? {
         get { self[TimeoutOption.self] }
         set { self[TimeoutOption.self] = newValue }

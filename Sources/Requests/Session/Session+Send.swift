@@ -82,8 +82,14 @@ extension Session {
                     newest?.cancel()
                     response.body = ResponseBody(response.data)
                 }
-                // The clock goes on with the body's reader, unless no transfer is left to read.
-                if response.body?.clock == nil { clock.end() }
+                // The clock goes on with the body the caller reads (the deadline stops it even
+                // between reads), unless no transfer is left to read.
+                if let body = response.body, body.clock != nil {
+                    response.body?.clockHold = ClockHold(clock)
+                    clock.holds(body.source)
+                } else {
+                    clock.end()
+                }
             } else {
                 clock.end()
             }

@@ -17,8 +17,8 @@ import FoundationNetworking
 ///
 /// One session is safe to share between tasks. Cancelling the calling task cancels the transfer
 /// and throws `CancellationError`. The session owns every timeout, whatever the transport: the
-/// call's ``timeout`` and the ``idleTimeout``; when one passes it cancels the transfer and throws
-/// at once, without waiting for the transport to wind down. Call ``shutdown()`` when done with a
+/// call's ``timeout`` (the whole call, until its response is complete) and the ``idleTimeout``
+/// (each wait on the transport); when one passes it cancels the transfer and throws. Call ``shutdown()`` when done with a
 /// session whose transport holds connections or threads.
 public final class Session: Sendable {
     /// The engine that sends requests.
@@ -28,8 +28,8 @@ public final class Session: Sendable {
     /// The timeout for calls that do not give their own; `nil` for none (``idleTimeout`` still
     /// applies).
     public let timeout: Duration?
-    /// The longest the session waits for a response head, or for the next bytes of a body, when
-    /// the call's timeout does not bound the wait: 60 seconds unless given (for
+    /// The longest the session waits for a response head, or for the next bytes of a body, on
+    /// every call (an event stream's own `timeout:` replaces it): 60 seconds unless given (for
     /// `Session(configuration:)`, the configuration's `timeoutIntervalForRequest`); `nil` for none.
     public let idleTimeout: Duration?
     /// Modifiers run in order on every request, before the ``interceptors``.
@@ -112,8 +112,8 @@ public final class Session: Sendable {
     ///   - transport: The engine that sends requests.
     ///   - headers: Headers for every request; a request's own headers win.
     ///   - timeout: The default timeout for a whole call, retries included, or `nil` for none.
-    ///   - idleTimeout: The longest wait for a head or the next bytes of a body that the call's
-    ///     timeout does not bound; 60 seconds by default, `nil` for none.
+    ///   - idleTimeout: The longest wait for a head or the next bytes of a body, on every call;
+    ///     60 seconds by default, `nil` for none.
     ///   - modifiers: Modifiers run in order on every request, first.
     ///   - interceptors: Interceptors every request passes through, outermost first, after the modifiers.
     ///   - monitors: Monitors told about every call.

@@ -48,8 +48,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// The request the body answers, for naming it in errors; the session sets it.
     var request: (method: HTTPMethod, url: URL)?
     /// The call's clock, which bounds the reader's waits (the idle limit) and the body's end (the
-    /// deadline); the session sets it. The reader ends it with the body.
+    /// deadline); the session sets it.
     var clock: CallClock?
+    /// Set on the body the session returns only: ends the clock with the body.
+    var clockHold: ClockHold?
 
     package var source: any ResponseBodySource { owner.source }
 
@@ -87,7 +89,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///
     /// - Returns: The iterator; destroying it before the end cancels the transfer.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(reader: Reader(owner: owner, request: request, clock: clock))
+        Iterator(reader: Reader(owner: owner, request: request, clock: clock, hold: clockHold))
     }
 
     /// Holds the source for the body's copies and iterators; when the last of them goes, a
@@ -169,13 +171,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
         private let owner: Owner
         private let request: (method: HTTPMethod, url: URL)?
         private let clock: CallClock?
+        private let hold: ClockHold?
         private var done = false
         private var source: any ResponseBodySource { owner.source }
 
-        init(owner: Owner, request: (method: HTTPMethod, url: URL)?, clock: CallClock?) {
+        init(owner: Owner, request: (method: HTTPMethod, url: URL)?, clock: CallClock?, hold: ClockHold?) {
             self.owner = owner
             self.request = request
             self.clock = clock
+            self.hold = hold
         }
 
         func next() async throws -> Data? {
@@ -197,7 +201,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
         private func finish() {
             done = true
-            clock?.end()
+            hold?.clock.end()
         }
 
         /// Ends reading early and cancels the transfer.
@@ -213,7 +217,6 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
 
         deinit {
-            clock?.end()
             if !done {
                 source.cancel()
             }

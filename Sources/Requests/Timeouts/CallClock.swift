@@ -61,8 +61,11 @@ enum ClockTarget: Sendable {
 ///
 /// Invariants, under the lock:
 /// - `target` is set only while `wait` is (the clock holds the transfer only while it waits on it);
+///   `standing`, a streamed body, until the call ends;
 /// - `armed` is the instant of the one pending alarm (`key` its name once scheduled), `nil` when
-///   none is pending; `armedSerial` tells a scheduling that lost to a newer one;
+///   none is pending; `armedSerial` tells a scheduling that lost to a newer one; a ring never
+///   clears `key` (a superseded alarm may ring while a newer one is pending; cancelling a key that
+///   is done does nothing);
 /// - `verdict` is set by a ring only; an idle verdict is cleared when the next trip starts, the
 ///   deadline's is final; nothing is armed once `ended`.
 final class CallClock: ClockAlarm {
@@ -83,6 +86,8 @@ final class CallClock: ClockAlarm {
         var wait: Wait?
         var since = ContinuousClock.now
         var target: ClockTarget?
+        /// What the deadline stops even while nothing waits: a streamed body the caller holds.
+        var standing: ClockTarget?
         var armed: ContinuousClock.Instant?
         var armedSerial: UInt64 = 0
         var key: TimeoutClock.Key?
@@ -154,14 +159,24 @@ final class CallClock: ClockAlarm {
         if let deadline, now >= deadline, let timeout {
             throw TimeoutExceeded(limit: .deadline, duration: timeout)
         }
-        let arm = state.withLock { state -> Bool in
-            guard !state.ended else { return false }
+        let (arm, replaced) = state.withLock { state -> (Bool, ClockTarget?) in
+            guard !state.ended else { return (false, nil) }
             state.wait = wait
             state.since = now
+            let replaced = state.target.take()
             state.target = target
-            return state.needsEarlierAlarm(deadline: deadline, idle: idleLimit)
+            return (state.needsEarlierAlarm(deadline: deadline, idle: idleLimit), replaced)
         }
+        releaseUnlocked(replaced)
         if arm { rearm() }
+    }
+
+    /// The call's response is a streamed body the caller reads at its pace: the deadline stops it
+    /// even between reads, so the connection does not stay open past it.
+    func holds(_ body: any ResponseBodySource) {
+        state.withLock { state in
+            if !state.ended { state.standing = .body(body) }
+        }
     }
 
     /// A sign of life in the wait under way (a chunk arrived, upload bytes went out).
@@ -189,14 +204,14 @@ final class CallClock: ClockAlarm {
 
     /// The call is over: its alarm goes.
     func end() {
-        let (key, target) = state.withLock { state -> (TimeoutClock.Key?, ClockTarget?) in
+        let (key, targets) = state.withLock { state -> (TimeoutClock.Key?, (ClockTarget?, ClockTarget?)) in
             state.ended = true
             state.wait = nil
             state.armed = nil
-            return (state.key.take(), state.target.take())
+            return (state.key.take(), (state.target.take(), state.standing.take()))
         }
         key.map(clock.cancel)
-        releaseUnlocked(target)
+        releaseUnlocked(targets)
     }
 
     // MARK: The alarm
@@ -223,13 +238,15 @@ final class CallClock: ClockAlarm {
     /// Looks at the limits at `now`: stops the wait under way when one passed, and answers when
     /// to look again.
     func ring(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        let (again, target) = state.withLock { state -> (ContinuousClock.Instant?, ClockTarget?) in
-            guard !state.ended else { return (nil, nil) }
+        let (again, stop, standing) = state.withLock { state -> (ContinuousClock.Instant?, ClockTarget?, ClockTarget?) in
+            guard !state.ended else { return (nil, nil, nil) }
             var stop: ClockTarget?
+            var standing: ClockTarget?
             if let deadline, now >= deadline, let timeout {
                 state.verdict = TimeoutExceeded(limit: .deadline, duration: timeout)
                 state.wait = nil
                 stop = state.target.take()
+                standing = state.standing.take()
             } else if let wait = state.wait, wait.isIdleBounded, let idleLimit, now - state.since >= idleLimit {
                 // The cache's wait ends without failing: the call goes to the network itself.
                 if wait != .cache { state.verdict = TimeoutExceeded(limit: .idle(wait), duration: idleLimit) }
@@ -238,10 +255,28 @@ final class CallClock: ClockAlarm {
             }
             let again = state.verdict?.limit == .deadline ? nil : state.due(deadline: deadline, idle: idleLimit)
             state.armed = again
-            if again == nil { state.key = nil }
-            return (again, stop)
+            return (again, stop, standing)
         }
-        target?.stop()
+        stop?.stop()
+        standing?.stop()
         return again
+    }
+}
+
+// MARK: - ClockHold
+
+/// Ends a streamed call's clock when the body the call returned is done: read to its end, failed,
+/// or its last copy and every iterator over it gone (a body dropped unread). Only the body the
+/// session returns holds one; a body read inside the chain (a cache's tee) waits on the clock but
+/// never ends it.
+final class ClockHold: Sendable {
+    let clock: CallClock
+
+    init(_ clock: CallClock) {
+        self.clock = clock
+    }
+
+    deinit {
+        clock.end()
     }
 }
