@@ -37,10 +37,10 @@ let package = Package(
         // Stub and HAR record/replay transports, for the tests of code that uses Requests.
         .library(name: "RequestsTesting", targets: ["RequestsTesting"]),
         .executable(name: "req", targets: ["req"]),
-        // The behaviour every Transport owes the pipeline, as checks against the loopback server:
-        // for every transport's tests, this package's and other packages'.
+        // The behaviour every Transport owes the pipeline, as checks against a server at an address
+        // the caller gives: for every transport's tests, this package's and other packages'. (The
+        // loopback server the tests start, LoopbackFixture, is not a product.)
         .library(name: "TransportContract", targets: ["TransportContract"]),
-        .library(name: "LoopbackFixture", targets: ["LoopbackFixture"]),
         // `AsyncHTTPClientTransport`: the pipeline over AsyncHTTPClient (trait AsyncHTTPClient).
         .library(name: "RequestsAsyncHTTPClient", targets: ["RequestsAsyncHTTPClient"]),
         // `SessionClientTransport`: generated OpenAPI clients over a Session (trait OpenAPI).
@@ -84,7 +84,7 @@ let package = Package(
         // in `#if Tracing`), and the pipeline reports to them.
         .target(name: "Requests", dependencies: ["ParameterEncoding"] + withTracing),
         .target(name: "RequestsTesting", dependencies: ["Requests"]),
-        .target(name: "TransportContract", dependencies: ["Requests", "RequestsTesting", "LoopbackFixture"]),
+        .target(name: "TransportContract", dependencies: ["Requests", "RequestsTesting"]),
         // `req`, an httpie-style command line on the public Requests API.
         // With the AsyncHTTPClient trait it sends over AsyncHTTPClientTransport (--verify, --cert, --pin).
         .executableTarget(
@@ -161,6 +161,8 @@ let package = Package(
             name: "RequestsTests",
             dependencies: ["Requests", "LoopbackFixture", "TransportContract", "TestScheduling", "RequestsTesting", "URLSessionProbe", "Stress"]
         ),
+        // A transport written outside the module, on the public transfer core, against the contract.
+        .testTarget(name: "ContractEngineTests", dependencies: ["Requests", "TransportContract", "LoopbackFixture"]),
         .testTarget(name: "RequestsTestingTests", dependencies: ["RequestsTesting", "Requests", "LoopbackFixture", "TestScheduling"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture", "TestScheduling"]),
         .testTarget(

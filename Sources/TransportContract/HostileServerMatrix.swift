@@ -6,7 +6,8 @@ import Requests
 
 // MARK: - HostileServerMatrix
 
-/// The faults of `hostile_server.py` (in `LoopbackFixture`), and what every ``Transport`` owes a
+/// The faults of this repository's `Tests/Fixtures/hostile_server.py` (started wherever you like;
+/// pass its address), and what every ``Transport`` owes a
 /// ``Session`` that meets them: each call ends within its timeout with a ``RequestError`` of the
 /// right code (or, where HTTP allows it, with the right response), and the next request on the
 /// same session succeeds.
@@ -20,8 +21,8 @@ import Requests
 /// @Test(arguments: HostileServerMatrix.faults, HostileServerMatrix.Call.allCases)
 /// func myTransportSurvivesTheFault(_ fault: HostileServerMatrix.Fault, _ call: HostileServerMatrix.Call) async throws {
 ///     let transport = MyTransport()
-///     let hostile = try LoopbackServer.hostile.get()
-///     let outcome = try await HostileServerMatrix(transport: transport, server: hostile.baseURL).check(fault, as: call)
+///     let hostile = try #require(URL(string: ProcessInfo.processInfo.environment["HOSTILE_SERVER"] ?? "http://127.0.0.1:8081"))
+///     let outcome = try await HostileServerMatrix(transport: transport, server: hostile).check(fault, as: call)
 ///     print(outcome.row)
 ///     try await transport.shutdown()
 /// }

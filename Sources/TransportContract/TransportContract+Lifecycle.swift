@@ -109,10 +109,10 @@ extension TransportContract {
                 throw ContractViolation("a head 10 s away arrived before the idle limit of 0.5 s ended the call")
             }
         },
-        Case(name: "a stream's silence longer than the call's timeout fails it as timed out") { contract in
-            let session = Session(transport: contract.transport, timeout: .seconds(3), cookies: .none)
+        Case(name: "a stream's silence longer than the session's idle limit fails it as timed out") { contract in
+            let session = Session(transport: contract.transport, idleTimeout: .seconds(3), cookies: .none)
             let key = key("silence")
-            // The timeout bounds the head too: a machine so loaded that the head takes longer
+            // The idle limit bounds the head too: a machine so loaded that the head takes longer
             // gets two more tries before the check counts it.
             var opened: ResponseStream?
             for attempt in 1...3 where opened == nil {
@@ -129,11 +129,11 @@ extension TransportContract {
             let beside = LatenessProbe()
             do {
                 while try await chunks.next() != nil {}
-                throw ContractViolation("a body silent for 20 s ended within the 3 s timeout")
+                throw ContractViolation("a body silent for 20 s ended within the 3 s idle limit")
             } catch let error as RequestError {
                 let waited = ContinuousClock.now - start
                 try expect(error.code == .timedOut, "the silent body failed with \(error.code), not timedOut: \(error)")
-                try await expectWithin(.seconds(4), waited: waited, beside: beside, "the 3 s silence limit ended the body")
+                try await expectWithin(.seconds(4), waited: waited, beside: beside, "the 3 s idle limit ended the body")
             }
         },
     ]

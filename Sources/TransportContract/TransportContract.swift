@@ -2,26 +2,26 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LoopbackFixture
 import Requests
 
 // MARK: - TransportContract
 
 /// The behaviour every ``Transport`` owes the pipeline, as checks that run against a real server.
 ///
-/// The checks talk to the loopback server of `LoopbackFixture` (`Tests/Fixtures/loopback_server.py`,
-/// 127.0.0.1 only) or to anything that answers its endpoints the same way. Run each case from a
-/// test of your own, so that a failure names the case:
+/// The checks talk to a server at the address you give: the reference server of this
+/// repository, `Tests/Fixtures/loopback_server.py` (python3, standard library only; it listens on
+/// 127.0.0.1 on a free port and prints `PORT <n>`), or anything that answers its endpoints the
+/// same way. The library depends on no server of its own. Run each case from a test of your own,
+/// so that a failure names the case:
 ///
 /// ```swift
 /// import Testing
-/// import LoopbackFixture
 /// import TransportContract
 ///
 /// @Test(arguments: TransportContract.cases)
 /// func myTransportMeetsTheContract(_ check: TransportContract.Case) async throws {
-///     let server = try LoopbackServer.shared.get()
-///     try await TransportContract(transport: MyTransport(), server: server.baseURL).check(check)
+///     let server = URL(string: ProcessInfo.processInfo.environment["CONTRACT_SERVER"] ?? "http://127.0.0.1:8080")!
+///     try await TransportContract(transport: MyTransport(), server: server).check(check)
 /// }
 /// ```
 public struct TransportContract: Sendable {
@@ -90,8 +90,26 @@ public struct TransportContract: Sendable {
         return (head, try await body.collect(upTo: 256 << 20))
     }
 
-    /// What `/anything` echoed.
-    typealias Echo = LoopbackEcho
+    /// What the server's `/anything` sends back: the request as it arrived.
+    struct Echo: Decodable {
+        let method: String
+        /// The path, percent-encoded as sent.
+        let path: String
+        /// The query, as sent (without `?`).
+        let query: String
+        /// Every header field as `[name, value]`, in the order received.
+        let headers: [[String]]
+        /// The body, in Base64.
+        let body: String
+
+        /// The first value of a header, ignoring the name's case.
+        func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+        }
+
+        /// The body's bytes.
+        var bodyData: Data { Data(base64Encoded: body) ?? Data() }
+    }
 
     func echo(_ data: Data) throws -> Echo {
         do {
