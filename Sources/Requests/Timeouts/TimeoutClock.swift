@@ -97,7 +97,8 @@ final class TimeoutClock: Sendable {
             slots[slot] = nil
             free.append(slot)
             live -= 1
-            if heap.count > 2 * live + 64 {
+            // Stale entries are a few words each: pruned rarely, so that a cancel costs no rebuild.
+            if heap.count > 4 * live + 1024 {
                 let slots = self.slots
                 heap.keep { entry in
                     guard let slot = slots[entry.slot] else { return false }
