@@ -82,6 +82,14 @@ final class CallClock: ClockAlarm {
         var isIdleBounded: Bool { self != .queue }
     }
 
+    /// An alarm to schedule: when, the serial that tells it is still wanted, and the pending
+    /// alarm it replaces.
+    private struct Plan {
+        let instant: ContinuousClock.Instant
+        let serial: UInt64
+        let old: TimeoutClock.Key?
+    }
+
     private struct State {
         var wait: Wait?
         var since = ContinuousClock.now
@@ -102,6 +110,15 @@ final class CallClock: ClockAlarm {
             case let (deadline?, nil): return deadline
             case let (nil, idleEnd): return idleEnd
             }
+        }
+
+        /// Takes the alarm's next instant as armed, and answers what to schedule: `nil` when the
+        /// call ended or nothing is due.
+        mutating func plan(deadline: ContinuousClock.Instant?, idle: Duration?) -> Plan? {
+            guard !ended, let due = due(deadline: deadline, idle: idle) else { return nil }
+            armed = due
+            armedSerial &+= 1
+            return Plan(instant: due, serial: armedSerial, old: key.take())
         }
 
         /// Whether the wait just begun is due before the pending alarm rings (or none is pending).
@@ -159,16 +176,18 @@ final class CallClock: ClockAlarm {
         if let deadline, now >= deadline, let timeout {
             throw TimeoutExceeded(limit: .deadline, duration: timeout)
         }
-        let (arm, replaced) = state.withLock { state -> (Bool, ClockTarget?) in
-            guard !state.ended else { return (false, nil) }
+        let (plan, replaced) = state.withLock { state -> (Plan?, ClockTarget?) in
+            guard !state.ended else { return (nil, nil) }
             state.wait = wait
             state.since = now
             let replaced = state.target.take()
             state.target = target
-            return (state.needsEarlierAlarm(deadline: deadline, idle: idleLimit), replaced)
+            // The alarm is planned in the same section: a call's first wait takes two locks of
+            // its own, not three.
+            return (state.needsEarlierAlarm(deadline: deadline, idle: idleLimit) ? state.plan(deadline: deadline, idle: idleLimit) : nil, replaced)
         }
         releaseUnlocked(replaced)
-        if arm { rearm() }
+        if let plan { schedule(plan) }
     }
 
     /// The call's response is a streamed body the caller reads at its pace: the deadline stops it
@@ -218,13 +237,11 @@ final class CallClock: ClockAlarm {
 
     /// Schedules the alarm at the instant now due, replacing the pending one.
     private func rearm() {
-        let plan = state.withLock { state -> (instant: ContinuousClock.Instant, serial: UInt64, old: TimeoutClock.Key?)? in
-            guard !state.ended, let due = state.due(deadline: deadline, idle: idleLimit) else { return nil }
-            state.armed = due
-            state.armedSerial &+= 1
-            return (due, state.armedSerial, state.key.take())
-        }
-        guard let plan else { return }
+        if let plan = state.withLock({ $0.plan(deadline: deadline, idle: idleLimit) }) { schedule(plan) }
+    }
+
+    /// Schedules the alarm a section planned, cancelling the one it replaces.
+    private func schedule(_ plan: Plan) {
         plan.old.map(clock.cancel)
         let key = clock.schedule(at: plan.instant, self)
         let superseded = state.withLock { state -> Bool in
