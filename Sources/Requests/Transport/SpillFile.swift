@@ -61,13 +61,14 @@ final class SpillFile: @unchecked Sendable {
         }
     }
 
-    /// Closes the file once the writes and reads queued before are done.
+    /// Closes the file once the writes and reads queued before are done: on the write queue (the
+    /// one that sets the descriptor, so that a write queued after the close opens a new file and
+    /// is not closed by it), after the read queue has drained what was queued on it.
     func close() {
         writes.async { [self] in
-            reads.async { [self] in
-                if descriptor >= 0 { _ = systemClose(descriptor) }
-                descriptor = -1
-            }
+            reads.sync {}
+            if descriptor >= 0 { _ = systemClose(descriptor) }
+            descriptor = -1
         }
     }
 
