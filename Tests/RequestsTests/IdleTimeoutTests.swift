@@ -41,7 +41,7 @@ private final class StallingBody: Transport {
         #expect(error?.transportErrorKind == .timedOut)
         #expect(error?.description.contains("no response head within 0.3 seconds") == true)
         #expect(elapsed >= Self.limit)
-        // The watchdog checks every 50 ms; a second more is room for the cancellation to unwind.
+        // The call's clock rings at the limit; a second more is room for the cancellation to unwind.
         #expect(elapsed < allowingLateness(Self.limit + .seconds(1), await lateness.stop()))
     }
 
@@ -100,9 +100,9 @@ private final class StallingBody: Transport {
 
     private func expectIdleTripRetried(timeout: Duration?) async throws {
         // The first trip never answers; the second answers after a tenth of the limit, which a
-        // limit carried over from the first trip would not allow (the watchdog's next 50 ms tick
-        // would cut it off). The margin is wide so that a loaded machine's stall of more than a
-        // second between the answer's sleep and the watchdog's tick still leaves the answer first.
+        // limit carried over from the first trip would not allow (the clock's alarm would cut it
+        // off). The margin is wide so that a loaded machine's stall of more than a second between
+        // the answer's sleep and the alarm still leaves the answer first.
         let transport = ClosureTransport { request, trip in
             if trip == 1 {
                 try await waitUntilCancelled(request.handle)
