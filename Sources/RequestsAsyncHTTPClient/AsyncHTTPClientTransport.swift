@@ -92,11 +92,9 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         let client = configuration.pins.pattern(for: host).flatMap { pinnedClients[$0] } ?? self.client
         let exchange = Exchange(client: client, request: request, decompression: configuration.decompression, shutDown: state)
         let stream = exchange.stream
-        // The stream, not the exchange: the exchange keeps the request, and so this handle.
-        request.handle.onCancel { stream.cancel() }
         exchange.start()
         let head = try await stream.head()
-        return (head, exchange.takeWholeBody().map(ResponseBody.init) ?? ResponseBody(source: stream))
+        return (head, ResponseBody(source: stream))
     }
 
     /// Closes every connection and the clients; requests sent afterwards fail.

@@ -1,6 +1,8 @@
 #if AsyncHTTPClient
 import AsyncHTTPClient
+import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import Requests
 
@@ -30,12 +32,15 @@ extension Exchange {
         }
         progress.finish()
         deliver(HTTPResponseHead(version: response.version, status: response.status, headers: response.headers))
-        let loop = client.http.eventLoopGroup.any()
         do {
             for try await buffer in response.body where buffer.readableBytes > 0 {
-                // The future holds this task while `lookahead` chunks wait for the reader; it
-                // never fails.
-                try? await push(buffer, on: loop).get()
+                // The transfer's own pause: this task waits while `lookahead` chunks wait for the
+                // reader, and goes on when it catches up or the transfer is over.
+                if stream.receive(Data(buffer: buffer, byteTransferStrategy: .noCopy)) {
+                    await withCheckedContinuation { (demand: CheckedContinuation<Void, Never>) in
+                        stream.paused { demand.resume() }
+                    }
+                }
                 if stream.isCancelled { return }
             }
             stream.finish(nil)

@@ -22,8 +22,8 @@ import Requests
 /// body streams from a file or a sequence is the exception: it goes through the engine's
 /// `execute` in a task that a cancel cancels (`Exchange+StreamedUpload.swift` says why).
 ///
-/// `pending` and `early` are touched only by the engine's callbacks, which come one at a time;
-/// everything else shared is in the stream or behind a `Guarded` of its own.
+/// What the exchange shares is in the stream (the transfer's whole state) or behind a `Guarded`
+/// of its own.
 final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     typealias Response = Void
 
@@ -48,8 +48,6 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     /// is what one read of the socket brought (NIO reads at most 64 KiB at a time), inflated when
     /// the body was compressed.
     static let lookahead = 3
-    /// The largest body, of announced length, read whole before the head is handed over.
-    static let wholeBodyLimit = 64 << 10
 
     let client: PooledClient
     let request: TransportRequest
@@ -63,14 +61,6 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     private let connectionsBefore: Int
     /// How many times the request was sent again (``mayResend(after:)``).
     let resent = Guarded(0)
-    /// The body, when it was read whole before the head (``wholeBodyLimit``); set before the
-    /// head is handed over, taken once after it.
-    private let whole = Guarded<ByteBuffer?>(nil)
-
-    /// The head, held back while a small body is read whole.
-    private var pending: HTTPResponseHead?
-    /// What came of the body held back.
-    private var early = ByteBuffer()
 
     init(
         client: PooledClient,
@@ -88,8 +78,9 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         }
         progress = UploadReporter(total: request.body.length, report: request.progress)
         connectionsBefore = client.connections.value
+        // The trip's one cancel point: the request's handle (the session's clock) cancels it.
         stream = TransferStream(
-            request: (request.method, request.url),
+            for: request,
             buffering: TransferBuffering(bytes: .max, chunks: Self.lookahead, enginePauses: true, batchBytes: 0)
         )
     }
@@ -135,10 +126,11 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         // When the caller reads the body whole, a small body of announced length is read before
         // the head is handed over and handed over whole: the reader then takes it without a wait
         // per chunk.
-        if request.readsBodyWhole, let length = head.headers.first(name: "content-length").flatMap(Int.init), length <= Self.wholeBodyLimit {
-            pending = head
+        let engineHead = EngineHead(head: head, url: request.url)
+        if request.readsBodyWhole, let length = head.headers.first(name: "content-length").flatMap(Int.init), length <= TransferStream.wholeBodyLimit {
+            stream.receive(head: engineHead, holdingBodyUpTo: TransferStream.wholeBodyLimit)
         } else {
-            deliver(head)
+            stream.receive(head: engineHead)
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -147,45 +139,20 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
         // The decompressor hands on what each piece of the wire inflated to, which may be nothing
         // (a gzip header): an empty chunk would take a place of the lookahead.
         if buffer.readableBytes == 0 { return task.eventLoop.makeSucceededVoidFuture() }
-        guard let held = pending else { return push(buffer, on: task.eventLoop) }
-        if early.readableBytes == 0 {
-            early = buffer
-        } else {
-            var buffer = buffer
-            early.writeBuffer(&buffer)
-        }
-        if early.readableBytes <= Self.wholeBodyLimit { return task.eventLoop.makeSucceededVoidFuture() }
-        // Inflated past the limit: the body streams from here.
-        pending = nil
-        deliver(held)
-        defer { early = ByteBuffer() }
-        return push(early, on: task.eventLoop)
+        return push(buffer, on: task.eventLoop)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        if let held = pending {
-            pending = nil
-            let body = early
-            early = ByteBuffer()
-            whole.withLock { $0 = body }
-            deliver(held)
-        }
         stream.finish(nil)
     }
 
     /// The engine's task failed: before the head, the request is sent again when that is safe
     /// and the head fails otherwise; after it, the body fails after what came.
     private func failed(_ error: any Error, on loop: any EventLoop) {
+        // After the head (held back or not), the reader sees what came, then the failure.
         let phase = stream.phase
         if phase == .cancelled { return }
-        if let held = pending {
-            // Failed while the body was read whole: the reader sees what came, then the failure.
-            pending = nil
-            let body = early
-            early = ByteBuffer()
-            deliver(held)
-            if body.readableBytes > 0 { stream.receive(Data(buffer: body, byteTransferStrategy: .noCopy)) }
-        } else if phase == .awaitingHead, mayResend(after: error) {
+        if phase == .awaitingHead, mayResend(after: error) {
             resent.withLock { $0 += 1 }
             progress.restart()
             // Not at once: the loop first handles the connection's closing, which it has
@@ -231,11 +198,6 @@ final class Exchange: HTTPClientResponseDelegate, @unchecked Sendable {
     /// Hands the head to the reader.
     func deliver(_ head: HTTPResponseHead) {
         stream.receive(head: EngineHead(head: head, url: request.url))
-    }
-
-    /// The body read whole before the head, taken once; `nil` when it streams.
-    func takeWholeBody() -> Data? {
-        whole.withLock { $0.take() }.map { Data(buffer: $0, byteTransferStrategy: .noCopy) }
     }
 
     /// Hands a chunk to the reader, or keeps it.

@@ -32,9 +32,8 @@ struct EngineTransport: Transport {
     let engine: any Engine
 
     func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
-        let transfer = TransferStream(method: request.method, url: request.url,
-                                      buffering: TransferBuffering(bytes: 1 << 20, enginePauses: engine.pauses))
-        request.handle.onCancel { transfer.cancel() }            // the session's clock
+        // The trip's one cancel point: the request's handle (the session's clock) cancels it.
+        let transfer = TransferStream(for: request, buffering: TransferBuffering(bytes: 1 << 20, enginePauses: engine.pauses))
         let events = EngineEvents(
             head: { status, fields in
                 transfer.receive(head: EngineHead(status: status, fields: fields, url: request.url))

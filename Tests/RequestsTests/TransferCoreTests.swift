@@ -56,6 +56,15 @@ import Testing
             _ = core.finish(Failure())
         case "cancelled":
             _ = core.cancel()
+        case "holding":
+            _ = core.receive(head: head, holdingBodyUpTo: 10)
+        case "holding, head awaited":
+            _ = core.waitForHead("head reader")
+            _ = core.receive(head: head, holdingBodyUpTo: 10)
+        case "holding 3 bytes, head awaited":
+            _ = core.waitForHead("head reader")
+            _ = core.receive(head: head, holdingBodyUpTo: 10)
+            _ = core.receive(Data([1, 2, 3]))
         case "spilling 2 bytes":
             core = Self.spilling()
         case "spilling 2 bytes, 1 more pending":
@@ -91,6 +100,7 @@ import Testing
     static func apply(_ event: String, to core: inout Core) -> Core.Actions {
         switch event {
         case "head": return core.receive(head: head)
+        case "held head": return core.receive(head: head, holdingBodyUpTo: 10)
         case "chunk": return core.receive(Data([9]))
         case "big chunk": return core.receive(Data(count: 8))
         case "end": return core.finish(nil)
@@ -157,6 +167,19 @@ import Testing
         ("streaming, reader waiting", "cancel", ["stop engine", "reader gets cancelled"], .cancelled),
         ("streaming, 3 bytes buffered", "wait for chunk", ["reader 2 gets [3]"], .streaming),
         ("streaming, 3 bytes buffered", "cancel", ["stop engine", "drop buffer"], .cancelled),
+        // A body read whole: the head held back until the body ends, or grows past 10 bytes.
+        ("awaiting head", "held head", [], .streaming),
+        ("awaiting head, head awaited", "held head", [], .streaming),
+        ("holding", "head", [], .streaming),
+        ("holding", "wait for head", [], .streaming),
+        ("holding", "attach", ["release engine"], .streaming),
+        ("holding, head awaited", "wait for head", ["head reader 2 gets the failure"], .streaming),
+        ("holding, head awaited", "big chunk", [], .streaming),
+        ("holding 3 bytes, head awaited", "big chunk", ["pause engine", "head reader gets head 200"], .streaming),
+        ("holding 3 bytes, head awaited", "end", ["release engine", "head reader gets head 200"], .ended),
+        ("holding 3 bytes, head awaited", "failure", ["release engine", "head reader gets head 200"], .failed),
+        ("holding 3 bytes, head awaited", "cancel", ["stop engine", "head reader gets cancelled", "drop buffer"], .cancelled),
+        ("holding, head awaited", "end", ["release engine", "head reader gets head 200"], .ended),
         // Back-pressure: paused at the limit, resumed at half of it.
         ("streaming, pausing", "paused", [], .streaming),
         ("streaming, pausing", "chunk", [], .streaming),
@@ -218,6 +241,40 @@ import Testing
         let actions = Self.apply(event, to: &core)
         #expect(Self.words(actions) == expected, "\(state) + \(event)")
         #expect(core.phase == phase, "\(state) + \(event)")
+    }
+
+    /// A held head waits past the engine's chunk limit without pausing it (the reader cannot read
+    /// yet), then the whole body is taken at once, and the reader's next wait is the end.
+    @Test func aHeldBodyIsTakenWholeAfterItsEnd() {
+        var core = Self.core("holding, head awaited")
+        for _ in 0..<5 {
+            #expect(Self.words(core.receive(Data([7, 7]))) == [])
+        }
+        #expect(core.takeWholeBody() == nil, "the engine has not finished")
+        #expect(Self.words(core.finish(nil)) == ["release engine", "head reader gets head 200"])
+        let whole = core.takeWholeBody()
+        #expect(whole?.map(\.count) == [2, 2, 2, 2, 2])
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets the end"])
+        #expect(core.takeWholeBody() == [])
+    }
+
+    /// A held body read chunk by chunk after its end comes in one piece, whatever the batch size.
+    @Test func aHeldBodyReadAfterItsEndComesInOnePiece() {
+        var core = Self.core("holding 3 bytes, head awaited")
+        _ = core.receive(Data([4, 5]))
+        _ = core.finish(nil)
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets [3, 2]"])
+        #expect(Self.words(core.waitForChunk("reader")) == ["reader gets the end"])
+    }
+
+    /// A body not all in memory, or still arriving, is not taken whole.
+    @Test func aBodyOnDiskOrStillArrivingIsNotTakenWhole() {
+        var streaming = Self.core("streaming, 3 bytes buffered")
+        #expect(streaming.takeWholeBody() == nil)
+        var spilled = Self.core("spilled, ended")
+        #expect(spilled.takeWholeBody() == nil)
+        var failed = Self.core("failed in body")
+        #expect(failed.takeWholeBody() == nil)
     }
 
     /// A paused engine is resumed once the reader took the queue down to half the byte limit.

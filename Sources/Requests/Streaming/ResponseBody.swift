@@ -137,10 +137,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return data
     }
 
-    /// The whole body at once, when it is already in memory (``init(_:)-(Data)``); `nil` for a
-    /// body that streams. Reading it this way ends the body.
+    /// The whole body at once, when it is already in memory (``init(_:)-(Data)``, or a transfer
+    /// whose engine finished with every byte in memory); `nil` for a body that streams. Reading it
+    /// this way ends the body.
     func takeWhole() -> Data? {
-        (owner.source as? DataSource)?.take()
+        if let data = owner.source as? DataSource { return data.take() }
+        return (owner.source as? TransferStream)?.takeWholeBody()
     }
 
     /// Cancels the transfer; reading then throws `CancellationError`.

@@ -20,6 +20,8 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let spooled: URL?
         /// The trip's handle, told the phases the task reports.
         let handle: TransferHandle
+        /// Whether the caller reads the body whole: a small one is then handed over with the head.
+        let readsBodyWhole: Bool
     }
 
     private let tasks = Guarded<[Int: Entry]>([:])
@@ -38,9 +40,9 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Starts feeding `stream` from `task`; call before the task is resumed.
     func register(
         _ task: URLSessionTask, stream: TransferStream, progress: (@Sendable (Int64, Int64?) -> Void)?, spooled: URL?,
-        handle: TransferHandle
+        handle: TransferHandle, readsBodyWhole: Bool
     ) {
-        let entry = Entry(stream: stream, progress: progress, spooled: spooled, handle: handle)
+        let entry = Entry(stream: stream, progress: progress, spooled: spooled, handle: handle, readsBodyWhole: readsBodyWhole)
         tasks.withLock { $0[task.taskIdentifier] = entry }
     }
 
@@ -61,7 +63,7 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         if let entry = entry(dataTask) {
             entry.handle.responseStarted()
-            Self.receive(response, into: entry.stream)
+            Self.receive(response, into: entry.stream, readingWhole: entry.readsBodyWhole)
         }
         completionHandler(.allow)
     }
@@ -74,10 +76,16 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         stream.paused { dataTask.resume() }
     }
 
-    /// Hands a response head to the transfer: an `HTTPURLResponse`'s, or a failure.
-    static func receive(_ response: URLResponse, into stream: TransferStream) {
+    /// Hands a response head to the transfer: an `HTTPURLResponse`'s, or a failure. For a caller
+    /// who reads the body whole, a small body of announced length comes with the head.
+    static func receive(_ response: URLResponse, into stream: TransferStream, readingWhole: Bool = false) {
         if let http = response as? HTTPURLResponse {
-            stream.receive(head: URLSessionHead(response: http))
+            let length = http.expectedContentLength
+            if readingWhole, length >= 0, length <= TransferStream.wholeBodyLimit {
+                stream.receive(head: URLSessionHead(response: http), holdingBodyUpTo: TransferStream.wholeBodyLimit)
+            } else {
+                stream.receive(head: URLSessionHead(response: http))
+            }
         } else {
             stream.finish(TransportError(.other, detail: "the response is not HTTP"))
         }

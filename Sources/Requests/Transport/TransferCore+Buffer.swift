@@ -34,6 +34,9 @@ extension TransferCore {
         var pendingOffset = 0
         /// Whether a write is under way.
         var writing = false
+        /// Whether the body was read whole before its head was handed over: the reader then
+        /// takes all that waits in memory at once, whatever the batch size.
+        var heldWhole = false
 
         /// Bytes on disk (or on their way) that no read has asked for yet.
         var onDisk: Int { writeOffset - readOffset }

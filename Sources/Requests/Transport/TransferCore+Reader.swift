@@ -15,7 +15,9 @@ extension TransferCore {
             actions.append(.resume(waiter, .failure(error)))
         case .awaitingHead(let engine, .none, let body):
             state = .awaitingHead(engine: engine, headWaiter: waiter, body: body)
-        case .awaitingHead, .modifying:
+        case .holding(let head, let limit, let engine, .none, let body):
+            state = .holding(head: head, limit: limit, engine: engine, headWaiter: waiter, body: body)
+        case .awaitingHead, .holding, .modifying:
             actions.append(.resume(waiter, .failure(TransportError(.other, detail: "the head is already awaited"))))
         }
         return actions
@@ -53,7 +55,7 @@ extension TransferCore {
             actions.append(.resume(waiter, .end))
         case .failed(_, _, let error):
             actions.append(.resume(waiter, .failure(error)))
-        case .awaitingHead, .streaming, .modifying:
+        case .awaitingHead, .streaming, .holding, .modifying:
             var kept = false
             modifyBody { body in
                 guard body.waiter == nil else { return }
@@ -72,7 +74,7 @@ extension TransferCore {
     /// Whether the reader waits for bytes from disk (read or about to be).
     private var isWaitingOnDisk: Bool {
         switch state {
-        case .awaitingHead(_, _, let body), .streaming(_, _, let body): body.buffer.diskReader != nil
+        case .awaitingHead(_, _, let body), .streaming(_, _, let body), .holding(_, _, _, _, let body): body.buffer.diskReader != nil
         case .ended(_, let buffer), .failed(_, let buffer, _): buffer.diskReader != nil
         case .cancelled, .modifying: false
         }
@@ -82,7 +84,7 @@ extension TransferCore {
     ///
     /// - Returns: Whether anything was handed over.
     private static func take(from buffer: inout Buffer, for waiter: Waiter, limits: TransferBuffering, actions: inout Actions) -> Bool {
-        switch buffer.memory.take(batchBytes: limits.batchBytes) {
+        switch buffer.memory.take(batchBytes: buffer.heldWhole ? .max : limits.batchBytes) {
         case .chunk(let chunk):
             actions.append(.resume(waiter, .chunk(chunk)))
             return true
@@ -107,7 +109,7 @@ extension TransferCore {
         switch previous {
         case .cancelled, .modifying:
             break
-        case .awaitingHead(let engine, let headWaiter, var body):
+        case .awaitingHead(let engine, let headWaiter, var body), .holding(_, _, let engine, let headWaiter, var body):
             if let engine { actions.append(.stop(engine)) }
             Self.letGo(&body.flow, &actions)
             if let headWaiter { actions.append(.resume(headWaiter, .failure(CancellationError()))) }

@@ -7,10 +7,15 @@ import Foundation
 ///
 /// ```
 /// awaitingHead ──head──▶ streaming ──end──▶ ended       (what is buffered is still read)
-///      │                    │ └──failure──▶ failed      (what is buffered, then the failure)
-///      └──failure──▶ failed │
-///      └────────── cancel ──┴────────────▶ cancelled    (nothing is read; the engine stops)
+///      │ │                ▲   │ └──failure──▶ failed    (what is buffered, then the failure)
+///      │ └─head, held─▶ holding ──end or failure──▶ ended / failed (the head with the body)
+///      └──failure──▶ failed   │
+///      └────────── cancel ────┴────────────▶ cancelled  (nothing is read; the engine stops)
 /// ```
+///
+/// `holding` serves a caller who reads the body whole: a small body is read before the head is
+/// handed over, so that the reader takes head and body at once (``takeWholeBody()``) instead of
+/// waiting once per chunk; past its limit the head goes to the reader and the body streams.
 ///
 /// Each state carries what it owns: the engine only while it runs, the head once it came, the
 /// error once failed; nothing at all once cancelled. Its owner (``TransferStream``) keeps it
@@ -47,6 +52,10 @@ struct TransferCore<Waiter> {
     enum State {
         case awaitingHead(engine: (any TransferEngine)?, headWaiter: Waiter?, body: Body)
         case streaming(head: any TransferHead, engine: (any TransferEngine)?, body: Body)
+        /// The head arrived and is held back until the body ends or grows past `limit` bytes;
+        /// the engine is never asked to pause here (the reader cannot read yet), and no body
+        /// reader is kept (it has no head).
+        case holding(head: any TransferHead, limit: Int, engine: (any TransferEngine)?, headWaiter: Waiter?, body: Body)
         /// The engine finished; no waiter is kept (the one waiting got the end).
         case ended(head: any TransferHead, buffer: Buffer)
         /// The engine failed, or the buffer could not keep a chunk; no waiter is kept.
@@ -81,7 +90,7 @@ struct TransferCore<Waiter> {
     var phase: TransferPhase {
         switch state {
         case .awaitingHead, .modifying: .awaitingHead
-        case .streaming: .streaming
+        case .streaming, .holding: .streaming
         case .ended: .ended
         case .failed: .failed
         case .cancelled: .cancelled
@@ -92,7 +101,7 @@ struct TransferCore<Waiter> {
     var isOver: Bool {
         switch state {
         case .ended, .failed, .cancelled: true
-        case .awaitingHead, .streaming, .modifying: false
+        case .awaitingHead, .streaming, .holding, .modifying: false
         }
     }
 
@@ -115,6 +124,9 @@ struct TransferCore<Waiter> {
         case .streaming(let head, let old, let body):
             if let old { actions.append(.release(old)) }
             state = .streaming(head: head, engine: engine, body: body)
+        case .holding(let head, let limit, let old, let waiter, let body):
+            if let old { actions.append(.release(old)) }
+            state = .holding(head: head, limit: limit, engine: engine, headWaiter: waiter, body: body)
         }
         return actions
     }
@@ -136,6 +148,7 @@ struct TransferCore<Waiter> {
         guard !chunk.isEmpty else { return actions }
         var failure: (any Error)?
         let (limits, request, spillQueue) = (self.limits, self.request, self.spillQueue)
+        let holding = isHolding
         modifyBody { body in
             if let waiter = body.waiter.take() {
                 actions.append(.resume(waiter, .chunk(chunk)))
@@ -146,11 +159,7 @@ struct TransferCore<Waiter> {
             let (onDisk, buffered, unwritten) = (body.buffer.onDisk, body.buffer.memory.buffered, body.buffer.unwritten)
             if onDisk == 0, limits.enginePauses || buffered + chunk.count <= limits.bytes {
                 body.buffer.memory.append(chunk)
-                if limits.enginePauses, body.buffer.memory.buffered >= limits.bytes || body.buffer.memory.count >= limits.chunks,
-                   case .running = body.flow {
-                    body.flow = .pausing(resumeWanted: false)
-                    actions.append(.pause)
-                }
+                if !holding { Self.pauseIfFull(&body, limits: limits, &actions) }
                 return
             }
             if buffered + onDisk + chunk.count > limits.spillLimit {
@@ -173,8 +182,20 @@ struct TransferCore<Waiter> {
                 }
             }
         }
-        if let failure { fail(with: failure, actions: &actions) }
+        if let failure {
+            fail(with: failure, actions: &actions)
+        } else if holding {
+            handOverHeldIfPastLimit(&actions)
+        }
         return actions
+    }
+
+    /// Asks a running engine to pause when more than the limits waits for the reader.
+    static func pauseIfFull(_ body: inout Body, limits: TransferBuffering, _ actions: inout Actions) {
+        guard limits.enginePauses, body.buffer.memory.buffered >= limits.bytes || body.buffer.memory.count >= limits.chunks,
+              case .running = body.flow else { return }
+        body.flow = .pausing(resumeWanted: false)
+        actions.append(.pause)
     }
 
     /// The spill file wrote what it was handed (`count` bytes), or failed to with `error`.
@@ -273,6 +294,10 @@ struct TransferCore<Waiter> {
             state = .modifying
             change(&body)
             state = .streaming(head: head, engine: engine, body: body)
+        case .holding(let head, let limit, let engine, let waiter, var body):
+            state = .modifying
+            change(&body)
+            state = .holding(head: head, limit: limit, engine: engine, headWaiter: waiter, body: body)
         case .ended, .failed, .cancelled, .modifying:
             break
         }
@@ -281,7 +306,7 @@ struct TransferCore<Waiter> {
     /// Changes the buffer in place, whether the engine runs or not.
     mutating func modifyBuffer(_ change: (inout Buffer) -> Void) {
         switch state {
-        case .awaitingHead, .streaming:
+        case .awaitingHead, .streaming, .holding:
             modifyBody { change(&$0.buffer) }
         case .ended(let head, var buffer):
             state = .modifying
@@ -325,31 +350,38 @@ struct TransferCore<Waiter> {
     /// and whoever waits is told. Does nothing once the transfer is over.
     private mutating func end(_ error: (any Error)?, engineFinished: Bool, actions: inout Actions) {
         let (head, engine, headWaiter, body): ((any TransferHead)?, (any TransferEngine)?, Waiter?, Body)
+        // A held head goes to its reader with the body, whatever ended it.
+        var heldHead: (any TransferHead)?
         switch state {
         case .awaitingHead(let running, let waiter, let payload):
             (head, engine, headWaiter, body) = (nil, running, waiter, payload)
         case .streaming(let arrived, let running, let payload):
             (head, engine, headWaiter, body) = (arrived, running, nil, payload)
+        case .holding(let arrived, _, let running, let waiter, let payload):
+            (head, engine, headWaiter, body) = (arrived, running, waiter, payload)
+            heldHead = arrived
         case .ended, .failed, .cancelled, .modifying:
             return
         }
         let outcome: TransferOutcome
+        var buffer = body.buffer
+        buffer.heldWhole = heldHead != nil
         switch (head, error) {
         case (let head?, nil):
-            state = .ended(head: head, buffer: body.buffer)
+            state = .ended(head: head, buffer: buffer)
             outcome = .end
         case (_, let error?):
-            state = .failed(head: head, buffer: body.buffer, error: error)
+            state = .failed(head: head, buffer: buffer, error: error)
             outcome = .failure(error)
         case (nil, nil):
             let failure = TransportError(.other, detail: "the transfer ended without a response head")
-            state = .failed(head: nil, buffer: body.buffer, error: failure)
+            state = .failed(head: nil, buffer: buffer, error: failure)
             outcome = .failure(failure)
         }
         if let engine { actions.append(engineFinished ? .release(engine) : .stop(engine)) }
         var flow = body.flow
         Self.letGo(&flow, &actions)
-        if let headWaiter { actions.append(.resume(headWaiter, outcome)) }
+        if let headWaiter { actions.append(.resume(headWaiter, heldHead.map { .head($0) } ?? outcome)) }
         // A reader waits only while nothing is buffered: the end is next.
         if let waiter = body.waiter { actions.append(.resume(waiter, outcome)) }
     }

@@ -16,7 +16,9 @@ import Foundation
 /// ```
 ///
 /// The session does not cancel the calling task for its timeouts (that would leave the caller's
-/// task cancelled): a transport honours the handle and task cancellation alike.
+/// task cancelled): a transport honours the handle and task cancellation alike. A transport built
+/// on ``TransferStream`` gets both from ``TransferStream/init(for:buffering:)``: the transfer is
+/// the trip's one cancel point, and the handle and the reading task both end there.
 ///
 /// The handle also carries what the engine can tell of the trip's phases
 /// (``requestSent(at:)``, ``responseStarted(at:)``, ``connected(_:)``), which the session puts in

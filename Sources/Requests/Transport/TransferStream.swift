@@ -11,9 +11,8 @@ import Foundation
 ///
 /// ```swift
 /// func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
-///     let transfer = TransferStream(method: request.method, url: request.url,
+///     let transfer = TransferStream(for: request,        // cancelled with the request's handle
 ///                                   buffering: TransferBuffering(bytes: 1 << 20, enginePauses: true))
-///     request.handle.onCancel { transfer.cancel() }
 ///     let call = engine.start(request)             // your engine, calling back:
 ///     transfer.attach(call)                        //   what stops it (a TransferEngine)
 ///     //   call.onHead { transfer.receive(head: $0) }
@@ -67,6 +66,18 @@ public final class TransferStream: ResponseBodySource {
         self.init(request: (method, url), buffering: buffering)
     }
 
+    /// Creates the transfer of one trip, waiting for its head: the request's one cancel point.
+    /// The request's ``TransportRequest/handle`` (which the session's clock cancels) cancels
+    /// it, as cancelling the reading task does; a handle cancelled already cancels it at once.
+    ///
+    /// - Parameters:
+    ///   - request: The trip, for naming it in errors and for its handle.
+    ///   - buffering: How much may wait for the reader, and what happens beyond it.
+    public convenience init(for request: TransportRequest, buffering: TransferBuffering) {
+        self.init(request: (request.method, request.url), buffering: buffering)
+        request.handle.onCancel { [self] in cancel() }
+    }
+
     /// Creates a transfer waiting for its head, its spill file's I/O on `spillQueue` (a serial
     /// queue of the file's own by default).
     package init(request: (method: HTTPMethod, url: URL), buffering: TransferBuffering, spillQueue: DispatchQueue? = nil) {
@@ -90,6 +101,23 @@ public final class TransferStream: ResponseBodySource {
     /// - Parameter head: The head as the engine has it; the reader makes it a ``ResponseHead``.
     public func receive(head: some TransferHead) {
         perform(state.withLock { $0.receive(head: head) })
+    }
+
+    /// The largest announced body the built-in engines read whole before they hand the head to
+    /// a caller who reads the body whole (``receive(head:holdingBodyUpTo:)``): 64 KiB.
+    public static let wholeBodyLimit = 64 << 10
+
+    /// The response head arrived for a caller who reads the body whole
+    /// (``TransportRequest/readsBodyWhole``), with a body the engine expects to be small (its
+    /// announced length is at most `limit`): the head is held back until the body has ended, so
+    /// that the reader takes both at once, or until more than `limit` bytes came, when the body
+    /// streams as after ``receive(head:)``. The engine is not asked to pause meanwhile.
+    ///
+    /// - Parameters:
+    ///   - head: The head as the engine has it.
+    ///   - limit: The most bytes of body to read before the head is handed over.
+    public func receive(head: some TransferHead, holdingBodyUpTo limit: Int) {
+        perform(state.withLock { $0.receive(head: head, holdingBodyUpTo: limit) })
     }
 
     /// A chunk of the body arrived.
@@ -159,6 +187,14 @@ public final class TransferStream: ResponseBodySource {
         } onCancel: {
             cancel()
         }
+    }
+
+    /// The whole body at once, when the engine finished and all of it waits in memory; `nil`
+    /// otherwise. Taking it ends the body: ``next()`` then returns `nil`.
+    ///
+    /// - Returns: The body, or `nil` when it must be read with ``next()``.
+    package func takeWholeBody() -> Data? {
+        state.withLock { $0.takeWholeBody() }.map(Self.joined)
     }
 
     /// Stops the transfer and drops what is buffered; later waits throw `CancellationError`.

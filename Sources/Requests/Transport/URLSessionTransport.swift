@@ -153,7 +153,7 @@ public struct URLSessionTransport: Transport {
     private func start(
         _ urlRequest: URLRequest, upload: URL?, spooled: URL?, for request: TransportRequest, delegate: TaskDelegate
     ) async throws -> (ResponseHead, ResponseBody) {
-        let stream = TransferStream(request: (request.method, request.url), buffering: bufferLimits)
+        let stream = TransferStream(for: request, buffering: bufferLimits)
         var carrier = (session: session, delegate: delegate)
         #if canImport(FoundationNetworking)
         if !request.readsBodyWhole {
@@ -174,7 +174,7 @@ public struct URLSessionTransport: Transport {
         } else {
             carrier.session.dataTask(with: urlRequest)
         }
-        carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled, handle: request.handle)
+        carrier.delegate.register(task, stream: stream, progress: request.progress, spooled: spooled, handle: request.handle, readsBodyWhole: request.readsBodyWhole)
         task.resume()
         // Attached after it runs: a transfer cancelled meanwhile stops the task now.
         stream.attach(URLSessionEngine(task: task))
@@ -185,7 +185,6 @@ public struct URLSessionTransport: Transport {
             return true
         }
         if invalidate { session.finishTasksAndInvalidate() }
-        request.handle.onCancel { stream.cancel() }
         do {
             // The head made here, on the caller's thread, not on FoundationNetworking's one
             // queue that every transfer's delegate calls share.
@@ -308,8 +307,7 @@ extension URLSessionTransport {
         }
         // The task's answer comes whole to its completion handler, and goes through a transfer
         // as any engine's: one cancel point (the transfer's), one wait for the head.
-        let stream = TransferStream(request: (request.method, request.url), buffering: TransferBuffering(bytes: .max, enginePauses: false))
-        request.handle.onCancel { stream.cancel() }
+        let stream = TransferStream(for: request, buffering: TransferBuffering(bytes: .max, enginePauses: false))
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
             if let error {
                 stream.finish(Self.classified(error))
