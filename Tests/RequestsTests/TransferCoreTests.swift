@@ -367,3 +367,94 @@ import Testing
         #expect(Self.words(core.cancel()) == ["stop engine", "engine goes on", "drop buffer", "drop buffer", "close spill"])
     }
 }
+
+/// `TransferCore`'s sink: a download's body written to its file by the transfer itself.
+@Suite struct TransferCoreSinkTests {
+    typealias Core = TransferCore<String>
+    typealias Words = TransferCoreTests
+
+    static func file() -> SpillFile {
+        SpillFile(directory: nil)
+    }
+
+    @Test func aSunkBodyIsWrittenInOrderFromItsOffsetAndEndsOnceOnDisk() {
+        var core = Words.core("streaming, 3 bytes buffered")
+        let (accepted, first) = core.sink(into: Self.file(), at: 100)
+        #expect(accepted)
+        #expect(first.map { action -> Int in if case .spill(_, _, let offset) = action { offset } else { -1 } } == [100])
+        let second = core.receive(Data([1]))
+        #expect(Words.words(second).isEmpty, "one write at a time: the chunk waits for the first")
+        #expect(Words.words(core.waitForSink("sinker")).isEmpty)
+        #expect(Words.words(core.finish(nil)) == ["release engine"], "ended, but not on disk yet")
+        let next = core.spillWritten(3, error: nil)
+        #expect(next.map { action -> Int in if case .spill(_, _, let offset) = action { offset } else { -1 } } == [103])
+        #expect(Words.words(core.spillWritten(1, error: nil)) == ["close spill", "sinker gets the end"])
+    }
+
+    @Test func aBodyIsSunkOnlyAfterItsHeadAndWithNothingOnDisk() {
+        var waiting = Words.core("awaiting head")
+        #expect(!waiting.sink(into: Self.file(), at: 0).accepted)
+        var holding = Words.core("holding")
+        #expect(!holding.sink(into: Self.file(), at: 0).accepted)
+        var spilled = Words.core("spilling 2 bytes")
+        #expect(!spilled.sink(into: Self.file(), at: 0).accepted)
+        var ended = Words.core("ended")
+        #expect(ended.sink(into: Self.file(), at: 0).accepted)
+        #expect(Words.words(ended.waitForSink("sinker")) == ["sinker gets the end"])
+    }
+
+    @Test func aFailureEndsTheSinkOnceWhatCameIsWrittenACancelAtOnce() {
+        var failing = Words.core("streaming")
+        _ = failing.sink(into: Self.file(), at: 0)
+        _ = failing.receive(Data([1, 2]))
+        _ = failing.waitForSink("sinker")
+        #expect(Words.words(failing.finish(TransferCoreTests.Failure())) == ["release engine"], "what came is written first")
+        #expect(Words.words(failing.spillWritten(2, error: nil)) == ["close spill", "sinker gets the failure"])
+        var cancelled = Words.core("streaming")
+        _ = cancelled.sink(into: Self.file(), at: 0)
+        _ = cancelled.receive(Data([1, 2]))
+        _ = cancelled.waitForSink("sinker")
+        #expect(Words.words(cancelled.cancel()) == ["stop engine", "sinker gets cancelled", "close spill"], "the chunk is being written")
+        #expect(Words.words(cancelled.waitForSink("sinker 2")) == ["sinker 2 gets cancelled"])
+    }
+
+    @Test func aFileThatCannotBeWrittenFailsTheSinkAsAFileFailure() {
+        var core = Words.core("streaming")
+        _ = core.sink(into: Self.file(), at: 0)
+        _ = core.receive(Data([1, 2]))
+        _ = core.waitForSink("sinker")
+        #expect(Words.words(core.spillWritten(2, error: TransferCoreTests.Failure())) == ["stop engine", "sinker gets fileFailed", "close spill"])
+    }
+
+    @Test func aWaitWithoutASinkFails() {
+        var core = Words.core("streaming")
+        #expect(Words.words(core.waitForSink("sinker")) == ["sinker gets streamFailed"])
+    }
+
+    @Test func anEngineThatPausesIsHeldBackPastTheSinkLimitAndGoesOnAtHalf() {
+        var core = Core(request: (.get, Words.url), buffering: TransferBuffering(bytes: .max, chunks: 3, enginePauses: true, batchBytes: 0))
+        _ = core.attach(TransferCoreTests.NamedEngine(name: "engine"))
+        _ = core.receive(head: Words.head)
+        _ = core.sink(into: Self.file(), at: 0)
+        let piece = 1 << 20
+        _ = core.receive(Data(count: piece))
+        var words: [String] = []
+        for _ in 0..<8 { words = Words.words(core.receive(Data(count: piece))) }
+        #expect(words == ["pause engine"], "9 MiB unwritten")
+        _ = core.paused(resumingWith: {})
+        #expect(Words.words(core.spillWritten(piece, error: nil)) == ["spill [1048576, 1048576, 1048576, 1048576, 1048576, 1048576, 1048576, 1048576]"])
+        #expect(Words.words(core.spillWritten(4 * piece, error: nil)) == ["resume engine"], "4 MiB left")
+    }
+
+    @Test func anEngineThatCannotPauseWaitsForTheDiskPastTheSinkLimit() {
+        var core = Core(request: (.get, Words.url), buffering: TransferBuffering(bytes: 1 << 20, enginePauses: false, batchBytes: 0))
+        _ = core.attach(TransferCoreTests.NamedEngine(name: "engine"))
+        _ = core.receive(head: Words.head)
+        _ = core.sink(into: Self.file(), at: 0)
+        var words: [String] = []
+        for _ in 0..<9 { words = Words.words(core.receive(Data(count: 1 << 20))) }
+        #expect(words == ["engine waits for the disk"])
+        _ = core.spillWritten(1 << 20, error: nil)
+        #expect(Words.words(core.spillWritten(4 << 20, error: nil)) == ["engine goes on"])
+    }
+}

@@ -227,10 +227,21 @@ extension Session {
         var received = start
         do {
             progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
-            for try await chunk in stream.body {
-                try writer.write(chunk)
-                received += Int64(chunk.count)
-                progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
+            // A built-in engine's transfer writes the body to the file itself, on the file's own
+            // queue as it arrives; any other body is read here and written chunk by chunk.
+            let onDisk = Guarded(start)
+            let sunk = try await stream.body.write(into: writer.handle.fileDescriptor, at: start) { count in
+                let now = onDisk.withLock { $0 += Int64(count); return $0 }
+                progress.yield(DownloadProgress(bytesReceived: now, totalBytes: total))
+            }
+            if sunk {
+                received = onDisk.withLock { $0 }
+            } else {
+                for try await chunk in stream.body {
+                    try writer.write(chunk)
+                    received += Int64(chunk.count)
+                    progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
+                }
             }
             if let total, received != total {
                 throw RequestError(.streamFailed, response: stream.response, detail: "the body ended after \(received) of \(total) bytes")

@@ -145,6 +145,37 @@ public struct ResponseBody: AsyncSequence, Sendable {
         return (owner.source as? TransferStream)?.takeWholeBody()
     }
 
+    /// Writes the rest of the body to an open file from `offset`, when its transfer can do so
+    /// itself (a built-in engine's): each chunk is written on the file's own queue as it arrives,
+    /// and `written` is told each write's size there. The call's clock bounds the wait as it bounds
+    /// a reader's, each write a sign of life.
+    ///
+    /// - Parameters:
+    ///   - descriptor: The open file; it stays the caller's, and may be closed once this returns.
+    ///   - offset: Where the body's first byte goes.
+    ///   - written: Told the size of each write, on the file's queue.
+    /// - Returns: Whether the body was written; `false` when this body must be read chunk by
+    ///   chunk instead (nothing was read then).
+    /// - Throws: What reading the body throws, or ``RequestError/Code/streamFailed`` when the
+    ///   file could not be written.
+    func write(into descriptor: Int32, at offset: Int64, written: @escaping @Sendable (Int) -> Void) async throws -> Bool {
+        guard let transfer = owner.source as? TransferStream,
+              let file = try? SpillFile(sinkFor: descriptor, written: { [clock] count in
+                  clock?.heard()
+                  written(count)
+              }),
+              transfer.sink(into: file, at: Int(offset)) else { return false }
+        // The reader from here on, for the clock and the errors (and the cancel if it goes away).
+        do {
+            try await Reader(owner: owner, request: request, clock: clock, hold: clockHold).waitForSink(transfer)
+        } catch {
+            // Cancelled: the write under way lands before the caller handles the file.
+            await file.flushed()
+            throw error
+        }
+        return true
+    }
+
     /// Cancels the transfer; reading then throws `CancellationError`.
     public func cancel() {
         source.cancel()
@@ -197,6 +228,21 @@ public struct ResponseBody: AsyncSequence, Sendable {
             } catch {
                 finish()
                 source.cancel()
+                throw failure(error)
+            }
+        }
+
+        /// Waits for the transfer to write the rest of the body to its file
+        /// (``write(into:at:written:)``), bounded by the clock as a read is.
+        func waitForSink(_ transfer: TransferStream) async throws {
+            do {
+                try clock?.waiting(for: .body, on: .body(transfer))
+                defer { clock?.stopped() }
+                try await transfer.waitForSink()
+                finish()
+            } catch {
+                finish()
+                transfer.cancel()
                 throw failure(error)
             }
         }

@@ -37,6 +37,11 @@ extension TransferCore {
         /// Whether the body was read whole before its head was handed over: the reader then
         /// takes all that waits in memory at once, whatever the batch size.
         var heldWhole = false
+        /// Whether the body goes to a file of the caller's (a download) as it arrives: every
+        /// chunk is written, none read back; `readOffset` follows what was written.
+        var sinking = false
+        /// Who waits for a sunk body's last byte on disk, or its failure.
+        var sinkWaiter: Waiter?
 
         /// Bytes on disk (or on their way) that no read has asked for yet.
         var onDisk: Int { writeOffset - readOffset }
@@ -47,7 +52,7 @@ extension TransferCore {
         /// Starts the file over when nothing is on it or under way, so that it never grows beyond
         /// the reader's largest lag.
         mutating func rewindIfDrained() {
-            if onDisk == 0, unwritten == 0, !reading {
+            if !sinking, onDisk == 0, unwritten == 0, !reading {
                 writeOffset = 0
                 readOffset = 0
             }

@@ -132,6 +132,7 @@ extension TransferCore {
     private static func drop(_ buffer: inout Buffer, _ actions: inout Actions) {
         if let wait = buffer.engineWait.take() { actions.append(.diskCaughtUp(wait)) }
         if let reader = buffer.diskReader.take() { actions.append(.resume(reader, .failure(CancellationError()))) }
+        if let sinker = buffer.sinkWaiter.take() { actions.append(.resume(sinker, .failure(CancellationError()))) }
         let chunks = buffer.memory.removeAll()
         if !chunks.isEmpty { actions.append(.release(chunks)) }
         if !buffer.pending.isEmpty { actions.append(.release(buffer.pending)) }

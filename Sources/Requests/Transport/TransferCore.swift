@@ -150,6 +150,10 @@ struct TransferCore<Waiter> {
         let (limits, request, spillQueue) = (self.limits, self.request, self.spillQueue)
         let holding = isHolding
         modifyBody { body in
+            if body.buffer.sinking {
+                Self.sinkChunk(chunk, into: &body, limits: limits, &actions)
+                return
+            }
             if let waiter = body.waiter.take() {
                 actions.append(.resume(waiter, .chunk(chunk)))
                 return
@@ -198,69 +202,13 @@ struct TransferCore<Waiter> {
         actions.append(.pause)
     }
 
-    /// The spill file wrote what it was handed (`count` bytes), or failed to with `error`.
-    mutating func spillWritten(_ count: Int, error: (any Error)?) -> Actions {
-        var actions = Actions()
-        let limits = self.limits
-        modifyBuffer { buffer in
-            buffer.unwritten -= count
-            buffer.writing = false
-            if error != nil {
-                // Nothing more goes to a disk that failed.
-                buffer.diskFailed = true
-                buffer.unwritten -= buffer.pending.reduce(0) { $0 + $1.count }
-                if !buffer.pending.isEmpty { actions.append(.release(buffer.pending)) }
-                buffer.pending = []
-            }
-            buffer.writePending(&actions)
-            if buffer.unwritten <= limits.unwrittenLimit / 2, let wait = buffer.engineWait.take() {
-                actions.append(.diskCaughtUp(wait))
-            }
-            buffer.readIfWritten(limits: limits, &actions)
-            buffer.rewindIfDrained()
-        }
-        if let error {
-            let failure = RequestError(.streamFailed, method: request.method, url: request.url,
-                                       detail: "could not buffer the body on disk", underlyingError: error)
-            fail(with: failure, actions: &actions)
-            // What is on disk is given up; a reader waiting for it gets the failure (one whose
-            // read is under way gets its bytes first).
-            modifyBuffer { buffer in
-                if !buffer.reading, let reader = buffer.diskReader.take() {
-                    actions.append(.resume(reader, .failure(failure)))
-                }
-            }
-        }
-        closeSpillIfDone(&actions)
-        return actions
-    }
-
-    /// The spill file read bytes back for the reader, or failed to.
-    mutating func spillRead(_ result: Result<Data, any Error>) -> Actions {
-        var actions = Actions()
-        var reader: Waiter?
-        modifyBuffer { buffer in
-            buffer.reading = false
-            reader = buffer.diskReader.take()
-            buffer.rewindIfDrained()
-        }
-        // Cancelled meanwhile: the reader was told, and the bytes go.
-        if let reader {
-            switch result {
-            case .success(let data): actions.append(.resume(reader, .chunk(data)))
-            case .failure(let error): actions.append(.resume(reader, .failure(error)))
-            }
-        }
-        closeSpillIfDone(&actions)
-        return actions
-    }
-
     /// The engine finished the transfer, with `error` or without. Before the head, a finish
     /// without error is a failure too: there is no response.
     mutating func finish(_ error: (any Error)?) -> Actions {
         var actions = Actions()
         end(error, engineFinished: true, actions: &actions)
         closeSpillIfDone(&actions)
+        finishSinkIfDone(&actions)
         return actions
     }
 
@@ -339,9 +287,10 @@ struct TransferCore<Waiter> {
         if case .ended(let head, let buffer) = state {
             // The body had all come; what could not be kept fails the rest of it.
             state = .failed(head: head, buffer: buffer, error: error)
-            return
+        } else {
+            end(error, engineFinished: false, actions: &actions)
         }
-        end(error, engineFinished: false, actions: &actions)
+        finishSinkIfDone(&actions)
     }
 
     /// Ends a transfer whose engine runs: `ended` after the head without an error, `failed`

@@ -197,6 +197,30 @@ public final class TransferStream: ResponseBodySource {
         state.withLock { $0.takeWholeBody() }.map(Self.joined)
     }
 
+    /// Writes the rest of the body to `file` from `offset` as it arrives, on the file's queue
+    /// (a download): no reader takes chunks any more, and nothing is read back.
+    ///
+    /// - Returns: Whether the body goes to the file; when not (no head yet, or part of the body
+    ///   already waits on disk), read it with ``next()``.
+    func sink(into file: SpillFile, at offset: Int) -> Bool {
+        let (accepted, actions) = state.withLock { $0.sink(into: file, at: offset) }
+        perform(actions)
+        return accepted
+    }
+
+    /// Waits until a sunk body (``sink(into:at:)``) is all on disk.
+    ///
+    /// - Throws: The transfer's failure (the engine's, or the file's), or `CancellationError`.
+    func waitForSink() async throws {
+        _ = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                perform(state.withLock { $0.waitForSink(.chunk(continuation)) })
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
     /// Stops the transfer and drops what is buffered; later waits throw `CancellationError`.
     public func cancel() {
         perform(state.withLock { $0.cancel() })
