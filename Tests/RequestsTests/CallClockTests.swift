@@ -34,13 +34,19 @@ import Testing
         let start = ContinuousClock.now
         // Each sign comes well within the limit, however late this task runs.
         var last = start
+        var starved = false
         while ContinuousClock.now - start < .milliseconds(600) {
             try await Task.sleep(for: .milliseconds(20))
-            if ContinuousClock.now - last >= .milliseconds(200) { break }  // a loaded machine
+            // A loaded machine ran this task too late: the alarm, on a queue of its own, may
+            // rightly have rung.
+            if ContinuousClock.now - last >= .milliseconds(200) {
+                starved = true
+                break
+            }
             call.heard()
             last = .now
         }
-        let keptAlive = ContinuousClock.now - start >= .milliseconds(600)
+        let keptAlive = !starved && ContinuousClock.now - start >= .milliseconds(600)
         if keptAlive { #expect(!handle.isCancelled) }
         #expect(try await eventually { handle.isCancelled })
         #expect(call.verdict?.limit == .idle(.body))

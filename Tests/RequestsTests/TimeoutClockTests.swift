@@ -19,7 +19,7 @@ import Testing
         let clock = TimeoutClock()
         let ran = Guarded<[(name: String, late: Bool)]>([])
         let start = ContinuousClock.now
-        // Scheduled latest first: each earlier one replaces the sleeper.
+        // Scheduled latest first: each earlier one sets the timer again.
         for (name, offset) in [("c", 60), ("b", 40), ("a", 20)] {
             let instant = start + .milliseconds(offset)
             clock.schedule(at: instant, TestAlarm { now in

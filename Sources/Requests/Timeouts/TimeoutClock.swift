@@ -16,12 +16,15 @@ protocol ClockAlarm: AnyObject, Sendable {
 
 // MARK: - TimeoutClock
 
-/// Where every call's ``CallClock`` keeps its one alarm: one task sleeps until the earliest
-/// alarm and rings those that are due.
+/// Where every call's ``CallClock`` keeps its one alarm: one dispatch timer, set to the earliest
+/// alarm, rings those that are due.
 ///
 /// A call pays a lock, a slot and a heap insertion for an alarm, and a lock to cancel it: no task
-/// or timer of its own. A new sleeper starts only when an alarm comes due before every other (the
-/// first one, or a shorter limit than those pending); otherwise the sleeping task picks it up.
+/// or timer of its own. The timer is set again only when an alarm comes due before every other
+/// (the first one, or a shorter limit than those pending).
+///
+/// The timer fires on a serial queue of the clock's own, not in a Swift task: a cooperative pool
+/// kept busy by CPU-bound work (the caller's, or a loaded machine's) does not hold a timeout back.
 ///
 /// An alarm may answer a later instant instead of acting: a wait that has moved on (the body sent
 /// a chunk since) asks to be looked at again then, so that waits that move all the time cost
@@ -31,8 +34,10 @@ protocol ClockAlarm: AnyObject, Sendable {
 /// - `slots` holds the alarms not cancelled and not done, each with the serial its key carries;
 ///   a heap entry is current only while its slot holds that serial at that instant (older entries
 ///   are skipped, and pruned when they pile up);
-/// - `wake` is the instant the sleeper of `generation` sleeps until, `nil` when none sleeps;
-/// - alarms ring outside the lock, on the sleeper's task.
+/// - `wake` is the instant the timer is (being) set to, `nil` when no alarm is pending; each new
+///   `wake` takes a new `generation`, and whoever sets the timer checks after it that the
+///   generation is still the one it set, or sets it again: the last setting is the latest `wake`;
+/// - alarms ring outside the lock, on the timer's queue.
 final class TimeoutClock: Sendable {
     /// An alarm's name, for ``cancel(_:)``.
     struct Key: Hashable, Sendable {
@@ -49,10 +54,10 @@ final class TimeoutClock: Sendable {
         let alarm: any ClockAlarm
     }
 
-    /// A sleeper to start, of `generation`, and the one it replaces.
-    private struct SleeperStart {
+    /// What the timer is to be set to: an instant (`nil`: never), of a generation.
+    private struct Setting {
+        let wake: ContinuousClock.Instant?
         let generation: UInt64
-        let replaced: Task<Void, Never>?
     }
 
     private struct State {
@@ -63,7 +68,6 @@ final class TimeoutClock: Sendable {
         var serial: UInt64 = 0
         var wake: ContinuousClock.Instant?
         var generation: UInt64 = 0
-        var sleeper: Task<Void, Never>?
 
         func isCurrent(_ entry: InstantHeap.Entry) -> Bool {
             guard let slot = slots[entry.slot] else { return false }
@@ -79,16 +83,21 @@ final class TimeoutClock: Sendable {
             return nil
         }
 
-        /// Keeps `instant` for the alarm in `slot`; answers the sleeper to start when it is
-        /// earlier than the one asleep.
-        mutating func arm(_ slot: Int, at instant: ContinuousClock.Instant) -> SleeperStart? {
+        /// Keeps `instant` for the alarm in `slot`; answers the timer's new setting when it is
+        /// earlier than the one set.
+        mutating func arm(_ slot: Int, at instant: ContinuousClock.Instant) -> Setting? {
             guard let serial = slots[slot]?.serial else { return nil }
             slots[slot]?.instant = instant
             heap.push(InstantHeap.Entry(instant: instant, slot: slot, serial: serial))
             guard wake.map({ instant < $0 }) ?? true else { return nil }
+            return newWake(instant)
+        }
+
+        /// A new setting for the timer.
+        mutating func newWake(_ instant: ContinuousClock.Instant?) -> Setting {
             wake = instant
             generation &+= 1
-            return SleeperStart(generation: generation, replaced: sleeper.take())
+            return Setting(wake: instant, generation: generation)
         }
 
         /// Empties a slot; answers its alarm, to be released after the lock.
@@ -110,6 +119,20 @@ final class TimeoutClock: Sendable {
     }
 
     private let state = Guarded(State())
+    /// Fires at `wake`, on `queue`; set outside the lock (``set(_:)``).
+    private nonisolated(unsafe) let timer: any DispatchSourceTimer
+    private let queue = DispatchQueue(label: "swift-requests.timeouts", qos: .userInitiated)
+
+    init() {
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.fire() }
+        timer.schedule(deadline: .distantFuture)
+        timer.resume()
+    }
+
+    deinit {
+        timer.cancel()
+    }
 
     /// Rings `alarm` at `instant`, and again at the instant it answers, until it answers `nil` or
     /// is cancelled.
@@ -120,7 +143,7 @@ final class TimeoutClock: Sendable {
     /// - Returns: The alarm's key, for ``cancel(_:)``.
     @discardableResult
     func schedule(at instant: ContinuousClock.Instant, _ alarm: any ClockAlarm) -> Key {
-        var start: SleeperStart?
+        var setting: Setting?
         let key = state.withLock { state -> Key in
             state.serial &+= 1
             let entry = Slot(serial: state.serial, instant: instant, alarm: alarm)
@@ -133,10 +156,10 @@ final class TimeoutClock: Sendable {
                 state.slots.append(entry)
             }
             state.live += 1
-            start = state.arm(slot, at: instant)
+            setting = state.arm(slot, at: instant)
             return Key(slot: slot, serial: state.serial)
         }
-        if let start { startSleeper(start.generation, replacing: start.replaced) }
+        if let setting { set(setting) }
         return key
     }
 
@@ -152,15 +175,29 @@ final class TimeoutClock: Sendable {
         releaseUnlocked(removed)
     }
 
-    private func startSleeper(_ generation: UInt64, replacing replaced: Task<Void, Never>?) {
-        replaced?.cancel()
-        let sleeper = Task { await self.run(generation) }
-        let superseded = state.withLock { state -> Bool in
-            guard state.generation == generation else { return true }
-            state.sleeper = sleeper
-            return false
+    /// Sets the timer, then again for as long as a newer setting was made meanwhile (see the
+    /// type's invariants).
+    private func set(_ setting: Setting) {
+        var setting = setting
+        while true {
+            if let wake = setting.wake {
+                let delay = max(.zero, wake - .now)
+                timer.schedule(deadline: .now() + .nanoseconds(Self.nanoseconds(delay)), leeway: .milliseconds(1))
+            } else {
+                timer.schedule(deadline: .distantFuture)
+            }
+            let newer = state.withLock { state -> Setting? in
+                state.generation == setting.generation ? nil : Setting(wake: state.wake, generation: state.generation)
+            }
+            guard let newer else { return }
+            setting = newer
         }
-        if superseded { sleeper.cancel() }
+    }
+
+    /// A duration as whole nanoseconds, at most about 31 years (a wait no timeout reaches).
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(min(seconds, 1 << 30)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 
     /// An alarm that came due: its slot, its serial, and itself.
@@ -170,56 +207,35 @@ final class TimeoutClock: Sendable {
         let alarm: any ClockAlarm
     }
 
-    /// The sleeper of one generation: sleeps until `wake`, rings what is due, and goes on while
-    /// alarms are pending and no earlier one has replaced it.
-    private func run(_ generation: UInt64) async {
-        while let wake = state.withLock({ $0.generation == generation ? $0.wake : nil }) {
-            do {
-                try await Task.sleep(until: wake, clock: .continuous)
-            } catch {
-                return
+    /// The timer fired: rings what is due, keeps what asks to ring again, and sets the timer to
+    /// the earliest alarm left.
+    private func fire() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [Due] in
+            var due: [Due] = []
+            while let top = state.earliest(), top.instant <= now {
+                state.heap.pop()
+                if let slot = state.slots[top.slot] { due.append(Due(slot: top.slot, serial: slot.serial, alarm: slot.alarm)) }
             }
-            let now = ContinuousClock.now
-            let due = state.withLock { state -> [Due]? in
-                guard state.generation == generation else { return nil }
-                var due: [Due] = []
-                while let top = state.earliest(), top.instant <= now {
-                    state.heap.pop()
-                    if let slot = state.slots[top.slot] { due.append(Due(slot: top.slot, serial: slot.serial, alarm: slot.alarm)) }
-                }
-                return due
-            }
-            guard let due else { return }
-            let again = due.map { $0.alarm.ring(at: now) }
-            let (done, starts) = state.withLock { state -> ([any ClockAlarm], [SleeperStart]) in
-                var done: [any ClockAlarm] = []
-                var starts: [SleeperStart] = []
-                let current = state.generation == generation
-                for (entry, instant) in zip(due, again) {
-                    // Cancelled while it rang: nothing to keep.
-                    guard state.slots[entry.slot]?.serial == entry.serial else { continue }
-                    if let instant {
-                        if current {
-                            state.slots[entry.slot]?.instant = instant
-                            state.heap.push(InstantHeap.Entry(instant: instant, slot: entry.slot, serial: entry.serial))
-                        } else if let start = state.arm(entry.slot, at: instant) {
-                            // An earlier alarm replaced this sleeper meanwhile; the new one must
-                            // see this alarm too.
-                            starts.append(start)
-                        }
-                    } else if let alarm = state.remove(entry.slot) {
-                        done.append(alarm)
-                    }
-                }
-                if current {
-                    state.wake = state.earliest()?.instant
-                    if state.wake == nil { state.sleeper = nil }
-                }
-                return (done, starts)
-            }
-            releaseUnlocked(done)
-            for start in starts { startSleeper(start.generation, replacing: start.replaced) }
+            return due
         }
+        let again = due.map { $0.alarm.ring(at: now) }
+        let (done, setting) = state.withLock { state -> ([any ClockAlarm], Setting) in
+            var done: [any ClockAlarm] = []
+            for (entry, instant) in zip(due, again) {
+                // Cancelled while it rang: nothing to keep.
+                guard state.slots[entry.slot]?.serial == entry.serial else { continue }
+                if let instant {
+                    state.slots[entry.slot]?.instant = instant
+                    state.heap.push(InstantHeap.Entry(instant: instant, slot: entry.slot, serial: entry.serial))
+                } else if let alarm = state.remove(entry.slot) {
+                    done.append(alarm)
+                }
+            }
+            return (done, state.newWake(state.earliest()?.instant))
+        }
+        releaseUnlocked(done)
+        set(setting)
     }
 }
 
