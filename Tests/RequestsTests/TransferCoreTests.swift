@@ -426,6 +426,44 @@ import Testing
         #expect(Words.words(core.spillWritten(2, error: TransferCoreTests.Failure())) == ["stop engine", "sinker gets fileFailed", "close spill"])
     }
 
+    @Test func aSunkBodyCannotBeReadAsWell() {
+        var core = Words.core("streaming")
+        _ = core.sink(into: Self.file(), at: 0)
+        #expect(Words.words(core.waitForChunk("reader")) == ["reader gets streamFailed"])
+    }
+
+    @Test func aSinkRefusedOrTooLateClosesItsFile() {
+        var waiting = Words.core("awaiting head")
+        #expect(Words.words(waiting.sink(into: Self.file(), at: 0).actions) == ["close spill"])
+        var cancelled = Words.core("cancelled")
+        #expect(Words.words(cancelled.sink(into: Self.file(), at: 0).actions) == ["close spill"])
+        var ended = Words.core("ended")
+        #expect(Words.words(ended.sink(into: Self.file(), at: 0).actions) == ["close spill"], "nothing left to write")
+    }
+
+    /// A write queued after the file was closed (decided before a cancel, queued after it) is
+    /// dropped: the caller's file gets nothing once `closeAndWait()` returned.
+    @Test func aWriteAfterTheCloseNeverReachesTheFile() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try FileHandle(forWritingTo: url)
+        let reported = Guarded<[Int]>([])
+        let file = try SpillFile(sinkFor: handle.fileDescriptor) { count in reported.withLock { $0.append(count) } }
+        try handle.close()  // the file writes through a descriptor of its own
+        let first: (any Error)? = await withCheckedContinuation { done in
+            file.write([Data("ab".utf8), Data("cd".utf8)], at: 0) { _, error in done.resume(returning: error) }
+        }
+        #expect(first == nil)
+        await file.closeAndWait()
+        let late: (any Error)? = await withCheckedContinuation { done in
+            file.write([Data("ef".utf8)], at: 4) { _, error in done.resume(returning: error) }
+        }
+        #expect(late != nil)
+        #expect(try Data(contentsOf: url) == Data("abcd".utf8))
+        #expect(reported.withLock { $0 } == [4])
+    }
+
     @Test func aWaitWithoutASinkFails() {
         var core = Words.core("streaming")
         #expect(Words.words(core.waitForSink("sinker")) == ["sinker gets streamFailed"])

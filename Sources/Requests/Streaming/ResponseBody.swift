@@ -159,18 +159,21 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// - Throws: What reading the body throws, or ``RequestError/Code/streamFailed`` when the
     ///   file could not be written.
     func write(into descriptor: Int32, at offset: Int64, written: @escaping @Sendable (Int) -> Void) async throws -> Bool {
-        guard let transfer = owner.source as? TransferStream,
+        // The core's offsets are `Int`: where that is 32 bits, a body is written chunk by chunk.
+        guard Int.bitWidth == 64, let start = Int(exactly: offset),
+              let transfer = owner.source as? TransferStream,
               let file = try? SpillFile(sinkFor: descriptor, written: { [clock] count in
                   clock?.heard()
                   written(count)
               }),
-              transfer.sink(into: file, at: Int(offset)) else { return false }
+              transfer.sink(into: file, at: start) else { return false }
         // The reader from here on, for the clock and the errors (and the cancel if it goes away).
         do {
             try await Reader(owner: owner, request: request, clock: clock, hold: clockHold).waitForSink(transfer)
         } catch {
-            // Cancelled: the write under way lands before the caller handles the file.
-            await file.flushed()
+            // Failed or cancelled: what was queued lands, and nothing after, before the caller
+            // handles the file (removes it, or keeps it to resume).
+            await file.closeAndWait()
             throw error
         }
         return true

@@ -181,8 +181,14 @@ final class TimeoutClock: Sendable {
         var setting = setting
         while true {
             if let wake = setting.wake {
-                let delay = max(.zero, wake - .now)
-                timer.schedule(deadline: .now() + .nanoseconds(Self.nanoseconds(delay)), leeway: .milliseconds(1))
+                let (seconds, attoseconds) = max(.zero, wake - .now).components
+                let delay = Double(seconds) + Double(attoseconds) / 1e18
+                #if canImport(Darwin)
+                // Wall time goes on while the device sleeps, as the continuous clock does.
+                timer.schedule(wallDeadline: .now() + delay, leeway: .milliseconds(1))
+                #else
+                timer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
+                #endif
             } else {
                 timer.schedule(deadline: .distantFuture)
             }
@@ -192,12 +198,6 @@ final class TimeoutClock: Sendable {
             guard let newer else { return }
             setting = newer
         }
-    }
-
-    /// A duration as whole nanoseconds, at most about 31 years (a wait no timeout reaches).
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(min(seconds, 1 << 30)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 
     /// An alarm that came due: its slot, its serial, and itself.

@@ -21,8 +21,9 @@ import Darwin
 /// A download's file is a spill file too, one whose bytes are never read back (``init(sinkFor:queue:written:)``):
 /// the transfer writes the body to it on its queue as the body arrives.
 ///
-/// Invariants: `descriptor` is set and cleared on `writes` only (the first write opens it; the
-/// close runs after every write and read queued before it), and read on `reads` only for bytes a
+/// Invariants: `descriptor`, `closed` and `scratch` are set and cleared on `writes` only (the
+/// first write opens the file; the close runs after every write and read queued before it, and
+/// no write after it touches the disk), and `descriptor` is read on `reads` only for bytes a
 /// write reported, which the transfer's lock orders after that write.
 final class SpillFile: @unchecked Sendable {
     private let writes: DispatchQueue
@@ -30,6 +31,9 @@ final class SpillFile: @unchecked Sendable {
     private let directory: URL
     private var descriptor: Int32 = -1
     private var failure: (any Error)?
+    /// Set by the close, on `writes`: a write queued after it (decided before a cancel, queued
+    /// after) is dropped, never written to a new file or to a download's file the caller moved on from.
+    private var closed = false
     /// Told the size of each write, on the write queue, for a download's progress.
     private let written: (@Sendable (Int) -> Void)?
     /// Where small chunks are gathered into one write; made by the first such write, used and
@@ -69,7 +73,9 @@ final class SpillFile: @unchecked Sendable {
     func write(_ chunks: [Data], at offset: Int, then written: @escaping @Sendable (_ count: Int, _ error: (any Error)?) -> Void) {
         writes.async { [self] in
             var error = failure
-            if error == nil {
+            if closed {
+                error = POSIXError(.EBADF)
+            } else if error == nil {
                 do {
                     try writeCoalesced(chunks, at: offset)
                 } catch let failed {
@@ -91,23 +97,31 @@ final class SpillFile: @unchecked Sendable {
     }
 
     /// Closes the file once the writes and reads queued before are done: on the write queue (the
-    /// one that sets the descriptor, so that a write queued after the close opens a new file and
-    /// is not closed by it), after the read queue has drained what was queued on it.
+    /// one that sets the descriptor), after the read queue has drained what was queued on it. A
+    /// write queued after the close is dropped and reports an error.
     func close() {
-        writes.async { [self] in
-            reads.sync {}
-            if descriptor >= 0 { _ = systemClose(descriptor) }
-            descriptor = -1
-            scratch?.deallocate()
-            scratch = nil
+        writes.async { [self] in closeOnQueue() }
+    }
+
+    /// Closes the file as ``close()`` does, and returns once it is closed: every write queued
+    /// before has landed, and none queued after will.
+    func closeAndWait() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            writes.async { [self] in
+                closeOnQueue()
+                done.resume()
+            }
         }
     }
 
-    /// Returns once every write queued so far has run (a cancelled download's last write, say).
-    func flushed() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            writes.async { done.resume() }
-        }
+    /// The close, on `writes`.
+    private func closeOnQueue() {
+        reads.sync {}
+        closed = true
+        if descriptor >= 0 { _ = systemClose(descriptor) }
+        descriptor = -1
+        scratch?.deallocate()
+        scratch = nil
     }
 
     /// A file never closed (its transfer was dropped) closes here: every block queued on the

@@ -42,6 +42,12 @@ extension TransferCore {
             closeSpillIfDone(&actions)
             return actions
         }
+        if isSinking {
+            actions.append(.resume(waiter, .failure(RequestError(
+                .streamFailed, method: request.method, url: request.url,
+                detail: "the body is being written to a file; it cannot be read as well"))))
+            return actions
+        }
         if isWaitingOnDisk {
             actions.append(.resume(waiter, .failure(RequestError(
                 .streamFailed, method: request.method, url: request.url,
@@ -69,6 +75,15 @@ extension TransferCore {
             }
         }
         return actions
+    }
+
+    /// Whether the body goes to a file (``sink(into:at:)``).
+    private var isSinking: Bool {
+        switch state {
+        case .awaitingHead(_, _, let body), .streaming(_, _, let body), .holding(_, _, _, _, let body): body.buffer.sinking
+        case .ended(_, let buffer), .failed(_, let buffer, _): buffer.sinking
+        case .cancelled, .modifying: false
+        }
     }
 
     /// Whether the reader waits for bytes from disk (read or about to be).

@@ -19,9 +19,11 @@ extension TransferCore {
         case .streaming, .ended, .failed:
             break
         case .cancelled:
-            // The wait that follows is told.
+            // The wait that follows is told; the file is not kept.
+            actions.append(.closeSpill(file))
             return (true, actions)
         case .awaitingHead, .holding, .modifying:
+            actions.append(.closeSpill(file))
             return (false, actions)
         }
         var accepted = false
@@ -44,6 +46,10 @@ extension TransferCore {
             modifyBody { body in
                 if body.waiter == nil { Self.letGo(&body.flow, &actions) }
             }
+            // An engine already done with nothing left to write: the file closes now.
+            closeSpillIfDone(&actions)
+        } else {
+            actions.append(.closeSpill(file))
         }
         return (accepted, actions)
     }
@@ -51,7 +57,7 @@ extension TransferCore {
     /// The reader waits for a sunk body's last byte on disk: resumed with the end once the
     /// engine finished and every byte is written, with the failure once what came before it is
     /// written (at once when the disk failed), or with `CancellationError` at once (a write under
-    /// way then goes on, through the file's own descriptor: ``SpillFile/flushed()`` waits for it).
+    /// way then goes on, through the file's own descriptor: ``SpillFile/closeAndWait()`` waits for it).
     mutating func waitForSink(_ waiter: Waiter) -> Actions {
         var actions = Actions()
         if case .cancelled = state {
