@@ -61,13 +61,13 @@ package struct Freshness: Sendable, Equatable {
 
     /// The `Age` field's seconds (§5.1): the first line's first member when the field repeats or
     /// is a list (`Age: 7200, 0` is 7200); 0 without the field. A value that is not a non-negative
-    /// integer (`7200s`, `7200;x=1`, `-1`) says nothing certain about the response's age, so it is
-    /// taken as the largest age (2^31, §1.2.2): the response is stale, and validated before use.
+    /// integer (`abc`, `-7200`, `7200.0`, `7200s`) is ignored, as §5.1 says a cache should: the
+    /// age is then what `Date` and the time on the way say (§4.2.3), as without the field.
     static func ageValue(_ headers: HTTPHeaders) -> TimeInterval {
         guard let field = headers.value(for: "Age") else { return 0 }
         let first = field.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let text = first.trimmingCharacters(in: .whitespaces)
-        return TimeInterval(CacheControl.seconds(text) ?? 1 << 31)
+        return TimeInterval(CacheControl.seconds(text) ?? 0)
     }
 
     /// The response's current age at `now` (§4.2.3's current_age).

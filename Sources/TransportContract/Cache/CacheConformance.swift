@@ -60,7 +60,7 @@ public struct CacheConformance: Sendable {
     }
 
     /// Every check, in a stable order.
-    public static let cases: [Case] = freshness + storing + validation + requestDirectives + invalidation + staleExtensions + policies + bodies
+    public static let cases: [Case] = freshness + invalidAges + storing + validation + requestDirectives + invalidation + staleExtensions + policies + bodies
 
     // MARK: Helpers for the checks
 
