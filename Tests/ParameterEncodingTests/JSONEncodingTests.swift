@@ -79,7 +79,12 @@ import Testing
         (["n": NSNumber(value: Double.nan)], "n", "NaN is not a valid JSON number"),
         (["d": Decimal.nan], "d", "NaN is not a valid number"),
         (["m": ["k": [1: "x"]] as Parameters], "m.k", "dictionary keys must be strings, found key 1 of type Int"),
-        (["when": Date(timeIntervalSince1970: 0)], "when", "values of type Date are not supported"),
+        (["when": Date(timeIntervalSince1970: 0)], "when",
+         "values of type Date are not supported; JSON has no date type: pass a string (ISO 8601, as `ISO8601DateFormatter().string(from:)` writes it), "
+             + "or encode an `Encodable` value with `JSONParameterEncoder` and a `dateEncodingStrategy`"),
+        (["blob": Data([1, 2])], "blob",
+         "values of type Data are not supported; JSON has no bytes type: pass a string (`base64EncodedString()`), "
+             + "or encode an `Encodable` value with `JSONParameterEncoder` and a `dataEncodingStrategy`"),
         (["odd key.with dots": ["url": URL(fileURLWithPath: "/tmp")] as Parameters], "[\"odd key.with dots\"].url", "values of type URL are not supported"),
     ]
 

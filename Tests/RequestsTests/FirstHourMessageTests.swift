@@ -44,6 +44,9 @@ import Testing
         }
         #expect(error.code == .fileFailed)
         #expect(error.description.contains("the folder \(folder.path) does not exist"), "\(error)")
+        // The file the caller named, not the hidden partial file beside it.
+        #expect(error.description.contains("cannot download to \(folder.appendingPathComponent("file.txt").path)"), "\(error)")
+        #expect(!error.description.contains(".part"), "\(error)")
         #expect(!error.description.contains("(null)"), "\(error)")
     }
 

@@ -31,6 +31,9 @@ import Testing
             try await session.request(try server().url("/redirect/3"), redirectPolicy: .follow(max: 2))
         }
         #expect(error?.code == .tooManyRedirects)
+        // The message names the URL the caller asked for, not the hop where the limit was hit.
+        #expect(error?.url?.path == "/redirect/3")
+        #expect(error?.description.contains("for GET \(try server().url("/redirect/3").absoluteString)") == true, "\(String(describing: error))")
         #expect(error?.detail.contains("/redirect/3 -> ") == true)
         #expect(error?.detail.hasSuffix("/redirect/0") == true)
     }

@@ -136,7 +136,17 @@ struct JSONWriter: ~Copyable {
     }
 
     private func unsupported(_ value: Any) -> ParameterEncodingError {
-        invalid("values of type \(String(describing: type(of: value))) are not supported")
+        let kind = "values of type \(String(describing: type(of: value))) are not supported"
+        switch value {
+        case is Date:
+            return invalid(kind + "; JSON has no date type: pass a string (ISO 8601, as `ISO8601DateFormatter().string(from:)` writes it), "
+                + "or encode an `Encodable` value with `JSONParameterEncoder` and a `dateEncodingStrategy`")
+        case is Data:
+            return invalid(kind + "; JSON has no bytes type: pass a string (`base64EncodedString()`), "
+                + "or encode an `Encodable` value with `JSONParameterEncoder` and a `dataEncodingStrategy`")
+        default:
+            return invalid(kind)
+        }
     }
 
     private mutating func writeNumber(_ number: NSNumber) throws {

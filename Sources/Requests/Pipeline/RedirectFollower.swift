@@ -16,6 +16,8 @@ struct RedirectFollower: Interceptor {
 
     func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         guard policy.follows else { return try await next(request) }
+        // What the caller asked for, which an error about the chain names (not a hop in between).
+        let asked = (method: request.method, url: request.url)
         var current = request
         var chain: [URL] = []
         // Each request sent, with how many cookies the chain had set by then: coming back to one
@@ -37,11 +39,12 @@ struct RedirectFollower: Interceptor {
             visited[Self.key(current.method, from)] = cookies.count
             let hop = try nextRequest(after: current, response: response, to: target, chain: chain)
             guard chain.count <= policy.maxRedirects else {
-                throw RequestError(.tooManyRedirects, response: response,
+                throw RequestError(.tooManyRedirects, method: asked.method, url: asked.url, response: response,
                                    detail: "more than \(policy.maxRedirects): " + Self.describe(chain + [target]))
             }
             if let cookiesThen = visited[Self.key(hop.method, target)], cookiesThen == cookies.count {
-                throw RequestError(.redirectRefused, response: response, detail: "a loop: " + Self.describe(chain + [target]))
+                throw RequestError(.redirectRefused, method: asked.method, url: asked.url, response: response,
+                                   detail: "a loop: " + Self.describe(chain + [target]))
             }
             if let decide = policy.decide {
                 guard let decided = try await decide(Redirect(response: response, next: hop, chain: chain)) else {

@@ -109,9 +109,11 @@ struct DownloadFile: Sendable {
         do {
             return try body()
         } catch let error as CannotCreate {
-            throw RequestError(.fileFailed, request: request, detail: "cannot create \(partial.path): \(error.reason)")
+            throw RequestError(.fileFailed, request: request, detail: "cannot download to \(destination.path): \(error.reason)")
         } catch {
-            throw RequestError(.fileFailed, request: request, detail: partial.path, underlyingError: error)
+            // The destination the caller named; the partial file only when it is the caller's to find.
+            let file = resumable ? partial.path : destination.path
+            throw RequestError(.fileFailed, request: request, detail: "cannot download to \(file)", underlyingError: error)
         }
     }
 
