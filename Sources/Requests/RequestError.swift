@@ -134,7 +134,9 @@ public struct RequestError: Error, CustomStringConvertible, LocalizedError {
         if !detail.isEmpty {
             text += ": " + detail
         }
-        if let underlyingError {
+        // A decoding failure's detail already says what the decoder found, in one sentence: the
+        // decoder's own dump of it is not repeated (it stays in `underlyingError`).
+        if let underlyingError, !(code == .decodingFailed && underlyingError is DecodingError) {
             // An error that only carries the cause over (the encoder's invalid URL, say) says
             // nothing its detail does not: it is not repeated.
             let cause = Self.describe(underlyingError)

@@ -50,6 +50,30 @@ import Testing
         #expect(!error.description.contains("(null)"), "\(error)")
     }
 
+    /// Each kind of decoding failure in one sentence, keys named as in the JSON, said once.
+    @Test(arguments: [
+        (#"{"name": "x"}"#, "could not decode User: the key \"id\" is missing"),
+        (#"{"id": "seven"}"#, "could not decode User at id: expected Int, found a string"),
+        (#"{"id": null}"#, "could not decode User at id: null (or nothing) where Int was expected"),
+        (#"{"id": 1, "tags": [1, "b"]}"#, "could not decode User at tags[1]: expected Int"),
+        ("not json", "could not decode User: The given data was not valid JSON."),
+    ])
+    func aDecodingFailureSaysWhatWasWrongOnce(body: String, expected: String) async throws {
+        let stub = StubTransport()
+        stub.on(.get, "/user", respond: .text(body))
+        let response = try await Session(transport: stub).request("https://example.com/user")
+        struct User: Decodable {
+            let id: Int
+            let tags: [Int]?
+        }
+        let error = try #require(throws: RequestError.self) { try response.decode(User.self) }
+        #expect(error.detail.hasPrefix(expected), "\(error.detail)")
+        #expect(!error.description.contains("CodingKeys"), "\(error.description)")
+        #expect(!error.description.contains("No value associated"), "\(error.description)")
+        #expect(!error.description.contains("Context("), "\(error.description)")
+        #expect(error.underlyingError is DecodingError)
+    }
+
     @Test func aDecodingFailureQuotesTheBodyOnOneShortLine() async throws {
         let stub = StubTransport()
         let body = "<html>\n<body>\n" + String(repeating: "Service unavailable\tretry later\r\n", count: 100) + "</body>\n</html>"

@@ -44,20 +44,54 @@ extension Response {
         }
     }
 
-    /// A short explanation of a `DecodingError`: where it happened and what the decoder said.
+    /// A short explanation of a `DecodingError` in one sentence: where it happened and what was
+    /// wrong there, naming keys as the JSON has them (not as Foundation's `CodingKeys(...)`).
     static func explain(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "" }
         let context: DecodingError.Context
+        var what: String
         switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+        case .keyNotFound(let key, let c):
             context = c
+            what = "the key \"\(key.stringValue)\" is missing"
+        case .valueNotFound(let type, let c):
+            context = c
+            what = "null (or nothing) where \(type) was expected"
+        case .typeMismatch(let type, let c):
+            context = c
+            what = "expected \(type)" + (Self.found(in: c.debugDescription).map { ", found \($0)" } ?? "")
+        case .dataCorrupted(let c):
+            context = c
+            what = Self.plain(c.debugDescription)
+            if let cause = c.underlyingError { what += " (\(Self.plain("\(cause)")))" }
         @unknown default:
-            return ""
+            return ": " + Self.plain("\(error)")
         }
         let path = context.codingPath.map { key in
             key.intValue.map { "[\($0)]" } ?? "." + key.stringValue
         }.joined()
         let place = path.isEmpty ? "" : " at " + (path.hasPrefix(".") ? String(path.dropFirst()) : path)
-        return place + ": " + context.debugDescription
+        return place + ": " + what
+    }
+
+    /// What Foundation's type-mismatch message says was found ("…but found a string instead.").
+    private static func found(in description: String) -> String? {
+        guard let range = description.range(of: "but found ") else { return nil }
+        var rest = description[range.upperBound...]
+        if rest.hasSuffix(" instead.") { rest = rest.dropLast(" instead.".count) }
+        return rest.isEmpty ? nil : String(rest)
+    }
+
+    /// A decoder's words with Foundation's key descriptions (`CodingKeys(stringValue: "id",
+    /// intValue: nil)`) reduced to the key's name.
+    private static func plain(_ text: String) -> String {
+        var text = text
+        while let start = text.range(of: "CodingKeys(stringValue: \""),
+              let end = text.range(of: "\", intValue: ", range: start.upperBound..<text.endIndex),
+              let close = text.range(of: ")", range: end.upperBound..<text.endIndex) {
+            let name = text[start.upperBound..<end.lowerBound]
+            text.replaceSubrange(start.lowerBound..<close.upperBound, with: "\"\(name)\"")
+        }
+        return text
     }
 }
