@@ -55,4 +55,21 @@ import Testing
             "unacceptableContentType", "decodingFailed", "timedOut", "cancelled",
         ])
     }
+    /// A certificate libcurl refused (FoundationNetworking files it under `unknown`) says it is a
+    /// TLS failure, what it means and what to do, before the engine's words.
+    @Test func aRefusedCertificateSaysSoAndWhatToDo() {
+        let engine = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "SSL certificate problem: self-signed certificate"])
+        let classified = URLSessionTransport.classified(engine)
+        let failure = TransportFailure.requestError(classified, method: .get, url: URL(string: "https://127.0.0.1:8443/"), phase: .trip)
+        guard let error = failure as? RequestError else {
+            Issue.record("not a RequestError: \(failure)")
+            return
+        }
+        #expect(error.transportErrorKind == .tls)
+        #expect(error.description.contains("the server's certificate was not accepted"), "\(error)")
+        #if canImport(FoundationNetworking)
+        #expect(error.description.contains("update-ca-certificates"), "\(error)")
+        #endif
+        #expect(error.description.contains("SSL certificate problem: self-signed certificate"), "\(error)")
+    }
 }

@@ -267,7 +267,25 @@ extension URLSessionTransport {
             urlError = URLError(.networkConnectionLost, userInfo: urlError.userInfo)
         }
         #endif
-        return TransportError(TransportError.Kind(urlError), underlyingError: urlError)
+        let kind = TransportError.Kind(urlError)
+        return TransportError(kind, detail: kind == .tls ? tlsDetail(urlError) : "", underlyingError: urlError)
+    }
+
+    /// What a TLS failure means and what to do, in words (the engine's own, often `URLError
+    /// unknown (-1)` on Linux, follow in parentheses).
+    static func tlsDetail(_ error: URLError) -> String {
+        let text = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
+        let certificate = text.contains("certificate") || text.contains("issuer") || text.contains("self signed")
+            || text.contains("self-signed") || error.code == .serverCertificateUntrusted || error.code == .serverCertificateHasUnknownRoot
+            || error.code == .serverCertificateHasBadDate || error.code == .serverCertificateNotYetValid
+        guard certificate else { return "the TLS handshake failed" }
+        #if canImport(FoundationNetworking)
+        return "the server's certificate was not accepted (self-signed, not issued by a root in the system's trust store, "
+            + "expired, or for another name); on Linux URLSession trusts only the system's store: add your CA there "
+            + "(update-ca-certificates), or use AsyncHTTPClientTransport with tls.trustRoots"
+        #else
+        return "the server's certificate was not accepted (self-signed, not issued by a trusted root, expired, or for another name)"
+        #endif
     }
 
     /// Writes a stream body to a temporary file, unlinked by the task's completion.
