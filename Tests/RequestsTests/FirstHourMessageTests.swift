@@ -13,7 +13,7 @@ import Testing
         }
         let text = error.description
         #expect(error.code == .invalidURL)
-        #expect(text.contains("has no scheme; write \"http://127.0.0.1:8765/get\" or \"https://127.0.0.1:8765/get\""), "\(text)")
+        #expect(text.contains("has no scheme; write \"http://127.0.0.1:8765/get\""), "\(text)")
         // Said once: the underlying encoder error carries nothing the detail does not.
         #expect(text.components(separatedBy: "is not a URL").count == 2, "\(text)")
     }
@@ -24,7 +24,34 @@ import Testing
             try await Session(transport: StubTransport()).request("localhost:8080/get")
         }
         #expect(error.code == .invalidURL)
-        #expect(error.description.contains("write \"http://localhost:8080/get\""), "\(error)")
+        #expect(error.description.contains("has no scheme (\"localhost:\" reads as one); write \"http://localhost:8080/get\""), "\(error)")
+    }
+
+    /// Every URL without a scheme gets the same message, with one fix: `https://` for a public
+    /// host, `http://` for a local one.
+    @Test(arguments: [
+        ("example.com/users", "https://example.com/users"),
+        ("api.example.com:8443/v1", "https://api.example.com:8443/v1"),
+        ("localhost/get", "http://localhost/get"),
+        ("127.0.0.1:8765/get", "http://127.0.0.1:8765/get"),
+        ("printer.local/status", "http://printer.local/status"),
+    ])
+    func aURLWithoutASchemeGetsOneMessageAndOneFix(text: String, fixed: String) async throws {
+        let error = try await #require(throws: RequestError.self) {
+            try await Session(transport: StubTransport()).request(text)
+        }
+        #expect(error.code == .invalidURL)
+        #expect(error.description.contains("has no scheme"), "\(error)")
+        #expect(error.description.contains("write \"\(fixed)\""), "\(error)")
+        #expect(!error.description.contains(" or \""), "one fix: \(error)")
+    }
+
+    /// A space where a URL cannot have one is pointed at.
+    @Test func aSpaceInAURLIsPointedAt() async throws {
+        let error = try await #require(throws: RequestError.self) {
+            try await Session(transport: StubTransport()).request("http://exa mple.com/")
+        }
+        #expect(error.description.contains("a space at character 11, after \"http://exa\""), "\(error)")
     }
 
     @Test func textThatIsNoURLAtAllIsNamedWithoutAHint() async throws {

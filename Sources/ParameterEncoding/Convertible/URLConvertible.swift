@@ -24,14 +24,35 @@ extension String: URLConvertible {
         return url
     }
 
-    /// Why `text` is not a URL, with the fix when it lacks only its scheme (`127.0.0.1:8080/get`,
-    /// `localhost:8080`, which `URL(string:)` refuses or reads as a scheme).
+    /// Why `text` is not a URL: the fix when it lacks only its scheme (`127.0.0.1:8080/get`,
+    /// `localhost:8080`, which `URL(string:)` refuses or reads as a scheme), or where a space or
+    /// a control character is.
     static func notAURL(_ text: String) -> String {
-        guard !text.contains("://"), let first = text.first, first.isLetter || first.isNumber,
-              let withScheme = URL(string: "http://" + text), withScheme.host?.isEmpty == false else {
-            return "\"\(text)\" is not a URL"
+        if let fixed = URLText.withScheme(text) {
+            return "\"\(text)\" is not a URL: it has no scheme; write \"\(fixed)\""
         }
-        return "\"\(text)\" is not a URL: it has no scheme; write \"http://\(text)\" or \"https://\(text)\""
+        if let (offset, character) = text.enumerated().first(where: { $0.element.isWhitespace || $0.element.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
+            let what = character == " " ? "a space" : "the character U+\(String(format: "%04X", character.unicodeScalars.first?.value ?? 0))"
+            return "\"\(text)\" is not a URL: \(what) at character \(offset + 1), after \"\(text.prefix(offset))\"; "
+                + "a host cannot have one, and a path or a query writes it percent-encoded (%20 for a space)"
+        }
+        return "\"\(text)\" is not a URL"
+    }
+}
+
+// MARK: - URLText
+
+/// What a URL written without its scheme most likely meant.
+package enum URLText {
+    /// `text` with the scheme it lacks: `http://` for a loopback or local host (`localhost:8080`,
+    /// `127.0.0.1`, `*.local`), `https://` for any other; `nil` when `text` has a scheme or would
+    /// not be a URL with one.
+    package static func withScheme(_ text: String) -> String? {
+        guard !text.contains("://"), let first = text.first, first.isLetter || first.isNumber,
+              let parsed = URL(string: "http://" + text), let host = parsed.host, !host.isEmpty else { return nil }
+        let local = host == "localhost" || host.hasSuffix(".local") || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+            || host.hasSuffix(".localhost") || host == "0.0.0.0"
+        return (local ? "http://" : "https://") + text
     }
 }
 

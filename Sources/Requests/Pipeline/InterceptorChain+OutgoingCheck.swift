@@ -22,13 +22,17 @@ extension InterceptorChain {
         let target = request.target
         let scheme = target.scheme.lowercased()
         guard scheme == "http" || scheme == "https" else {
-            let named = scheme.isEmpty ? "no scheme" : "the scheme \"\(scheme)\""
-            var detail = "only http and https URLs are sent, and this one has \(named)"
-            // `localhost:8080/items` parses, with "localhost" as its scheme and a port as its path.
             let text = request.url.absoluteString
             let rest = text.dropFirst(scheme.count + 1)
-            if target.host.isEmpty, !rest.hasPrefix("/"), rest.first?.isNumber == true {
-                detail += "; a host and port without a scheme? write \"http://\(text)\""
+            let detail: String
+            if scheme.isEmpty, let fixed = URLText.withScheme(text) {
+                detail = "only http and https URLs are sent, and this one has no scheme; write \"\(fixed)\""
+            } else if target.host.isEmpty, !rest.hasPrefix("/"), rest.first?.isNumber == true, let fixed = URLText.withScheme(text) {
+                // `localhost:8080/items` parses, with "localhost" as its scheme and a port as its path.
+                detail = "only http and https URLs are sent, and this one has no scheme (\"\(scheme):\" reads as one); write \"\(fixed)\""
+            } else {
+                let named = scheme.isEmpty ? "no scheme" : "the scheme \"\(scheme)\""
+                detail = "only http and https URLs are sent, and this one has \(named)"
             }
             throw RequestError(.invalidURL, request: request, detail: detail)
         }
