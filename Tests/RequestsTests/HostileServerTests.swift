@@ -27,7 +27,7 @@ import TransportContract
     }
 
     /// Runs this test binary filtered to `suite`, expects it to pass and print `rows` table rows,
-    /// and prints them here.
+    /// and reports them (``TestDetail``: printed with `REQUESTS_TEST_DETAIL=1`, else written to a file).
     private static func run(_ part: String, suite: String, rows expected: Int) async throws {
         let environment = ProcessInfo.processInfo.environment.merging([HostileIsolation.key: part]) { $1 }
         // At the lowest priority: the header flood keeps a core busy for seconds (its server
@@ -42,9 +42,8 @@ import TransportContract
         #expect(output.status == 0, "\(log)")
         let rows = log.split(separator: "\n").filter { $0.hasPrefix("hostile |") }
         #expect(rows.count == expected, "\(suite) did not run whole: \(log)")
-        for row in rows.sorted() {
-            print(row)
-        }
+        // The rows are for whoever wants them (REQUESTS_TEST_DETAIL=1 prints them).
+        TestDetail.report(rows.sorted().map(String.init), as: "hostile-\(suite)")
     }
 }
 

@@ -140,7 +140,7 @@ enum TrustingProbe {
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             fields[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
-        print("URLSessionProbe \(arguments.first ?? ""): \(text)")
+        TestDetail.report(["URLSessionProbe \(arguments.first ?? ""): \(text)"], as: "urlsession-probe-\(arguments.first ?? "run")")
         return fields
     }
 }

@@ -30,7 +30,7 @@ import TransportContract
             guard output.status == 0 else {
                 throw FixtureError("URLSessionProbe fields exited with \(output.status): \(String(decoding: output.stderr, as: UTF8.self))")
             }
-            print("\(engine): \(text)")
+            TestDetail.report(["\(engine): \(text)"], as: "wire-fields-\(engine)")
             runs.append(text.components(separatedBy: " | "))
         }
         return runs
