@@ -156,8 +156,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///   - written: Told the size of each write, on the file's queue.
     /// - Returns: Whether the body was written; `false` when this body must be read chunk by
     ///   chunk instead (nothing was read then).
-    /// - Throws: What reading the body throws, or ``RequestError/Code/streamFailed`` when the
-    ///   file could not be written.
+    /// - Throws: What reading the body throws, or ``RequestError/Code/fileFailed`` when the file
+    ///   could not be written.
     func write(into descriptor: Int32, at offset: Int64, written: @escaping @Sendable (Int) -> Void) async throws -> Bool {
         // The core's offsets are `Int`: where that is 32 bits, a body is written chunk by chunk.
         guard Int.bitWidth == 64, let start = Int(exactly: offset),
