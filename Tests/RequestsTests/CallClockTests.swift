@@ -6,20 +6,11 @@ import Testing
 /// at a time, one verdict, one thing stopped. Each test has a `TimeoutClock` of its own; waits
 /// are polls bounded by 20 s, never a tight constant.
 @Suite struct CallClockTests {
-    func eventually(_ condition: @Sendable () -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < end else { return false }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func aHeadWaitPastTheIdleLimitStopsTheTripWithAnIdleVerdict() async throws {
         let call = CallClock(timeout: nil, idleLimit: .milliseconds(30), clock: TimeoutClock())
         let handle = TransferHandle()
         try call.waiting(for: .head, on: .trip(handle))
-        #expect(try await eventually { handle.isCancelled })
+        #expect(try await becomesTrue { handle.isCancelled })
         #expect(call.verdict == TimeoutExceeded(limit: .idle(.head), duration: .milliseconds(30)))
         #expect(call.verdict?.detail == "no response head within 0.03 seconds")
         call.end()
@@ -48,7 +39,7 @@ import Testing
         }
         let keptAlive = !starved && ContinuousClock.now - start >= .milliseconds(600)
         if keptAlive { #expect(!handle.isCancelled) }
-        #expect(try await eventually { handle.isCancelled })
+        #expect(try await becomesTrue { handle.isCancelled })
         #expect(call.verdict?.limit == .idle(.body))
         #expect(ContinuousClock.now - last >= .milliseconds(200))
         call.end()
@@ -58,7 +49,7 @@ import Testing
         let call = CallClock(timeout: .milliseconds(40), idleLimit: .seconds(60), clock: TimeoutClock())
         let handle = TransferHandle()
         try call.waiting(for: .head, on: .trip(handle))
-        #expect(try await eventually { handle.isCancelled })
+        #expect(try await becomesTrue { handle.isCancelled })
         let verdict = TimeoutExceeded(limit: .deadline, duration: .milliseconds(40))
         #expect(call.verdict == verdict)
         #expect(verdict.detail == "no complete response within 0.04 seconds")
@@ -71,7 +62,7 @@ import Testing
     /// The deadline passes while nothing waits (the caller reads slowly): the next wait fails.
     @Test func theDeadlinePassedBetweenWaitsFailsTheNextWait() async throws {
         let call = CallClock(timeout: .milliseconds(30), idleLimit: nil, clock: TimeoutClock())
-        #expect(try await eventually { call.verdict != nil })
+        #expect(try await becomesTrue { call.verdict != nil })
         #expect(throws: TimeoutExceeded.self) { try call.waiting(for: .body, on: .trip(TransferHandle())) }
         call.end()
     }
@@ -79,13 +70,13 @@ import Testing
     @Test func aNewTripForgetsAnIdleVerdict() async throws {
         let call = CallClock(timeout: nil, idleLimit: .milliseconds(20), clock: TimeoutClock())
         try call.waiting(for: .head, on: .trip(TransferHandle()))
-        #expect(try await eventually { call.verdict != nil })
+        #expect(try await becomesTrue { call.verdict != nil })
         try call.startTrip()
         #expect(call.verdict == nil)
         // The next wait arms anew.
         let second = TransferHandle()
         try call.waiting(for: .head, on: .trip(second))
-        #expect(try await eventually { second.isCancelled })
+        #expect(try await becomesTrue { second.isCancelled })
         call.end()
     }
 
@@ -95,7 +86,7 @@ import Testing
         let call = CallClock(timeout: nil, idleLimit: .milliseconds(20), clock: TimeoutClock())
         let ended = Guarded(false)
         try call.waiting(for: .cache, on: .wait { ended.withLock { $0 = true } })
-        #expect(try await eventually { ended.withLock { $0 } })
+        #expect(try await becomesTrue { ended.withLock { $0 } })
         #expect(call.verdict == nil)
         call.end()
     }

@@ -5,16 +5,6 @@ import Testing
 /// `TimeoutClock`: where every call's clock keeps its one alarm.
 /// Each test has a clock of its own; waits are polls bounded by 20 s, never a tight constant.
 @Suite struct TimeoutClockTests {
-    /// Polls until `condition` holds, for at most 20 s.
-    func eventually(_ condition: @Sendable () -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < end else { return false }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func alarmsRunInTheOrderOfTheirInstantsAndNeverEarly() async throws {
         let clock = TimeoutClock()
         let ran = Guarded<[(name: String, late: Bool)]>([])
@@ -27,7 +17,7 @@ import Testing
                 return nil
             })
         }
-        #expect(try await eventually { ran.withLock { $0.count } == 3 })
+        #expect(try await becomesTrue { ran.withLock { $0.count } == 3 })
         #expect(ran.withLock { $0.map(\.name) } == ["a", "b", "c"])
         #expect(ran.withLock { $0.allSatisfy(\.late) })
     }
@@ -45,7 +35,7 @@ import Testing
             return nil
         })
         clock.cancel(cancelled)
-        #expect(try await eventually { ran.withLock { $0 } == ["kept"] })
+        #expect(try await becomesTrue { ran.withLock { $0 } == ["kept"] })
     }
 
     /// A wait that moved on asks to be looked at again; it runs until it answers `nil`.
@@ -60,7 +50,7 @@ import Testing
             }
             return count < 3 ? now + .milliseconds(10) : nil
         })
-        #expect(try await eventually { runs.withLock { $0.count } == 3 })
+        #expect(try await becomesTrue { runs.withLock { $0.count } == 3 })
         let times = runs.withLock { $0 }
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= .milliseconds(10) })
     }
@@ -77,7 +67,7 @@ import Testing
         }
         #expect(released.withLock { $0 } == 10_000)
         clock.schedule(at: .now + .milliseconds(5), TestAlarm(onDeinit: { released.withLock { $0 += 1 } }) { _ in nil })
-        #expect(try await eventually { released.withLock { $0 } == 10_001 })
+        #expect(try await becomesTrue { released.withLock { $0 } == 10_001 })
     }
 }
 

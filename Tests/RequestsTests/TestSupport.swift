@@ -20,3 +20,17 @@ enum TestDetail {
         try? Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
     }
 }
+
+/// Polls `condition` every 5 ms until it holds, for at most 20 s: a wait bounded by how late the
+/// machine runs, not by a tight constant.
+///
+/// - Parameter condition: What to wait for.
+/// - Returns: Whether it came to hold in time.
+func becomesTrue(_ condition: @Sendable () -> Bool) async throws -> Bool {
+    let end = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        guard ContinuousClock.now < end else { return false }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
