@@ -398,6 +398,8 @@ import Testing
         #expect(!holding.sink(into: Self.file(), at: 0).accepted)
         var spilled = Words.core("spilling 2 bytes")
         #expect(!spilled.sink(into: Self.file(), at: 0).accepted)
+        var read = Words.core("streaming, reader waiting")
+        #expect(!read.sink(into: Self.file(), at: 0).accepted, "a reader waits for a chunk")
         var ended = Words.core("ended")
         #expect(ended.sink(into: Self.file(), at: 0).accepted)
         #expect(Words.words(ended.waitForSink("sinker")) == ["sinker gets the end"])

@@ -26,9 +26,12 @@ extension TransferCore {
             actions.append(.closeSpill(file))
             return (false, actions)
         }
+        // A reader waiting for a chunk would never get one: the body is read, not sunk.
+        var readerWaits = false
+        modifyBody { readerWaits = $0.waiter != nil }
         var accepted = false
         modifyBuffer { buffer in
-            guard buffer.file == nil, buffer.onDisk == 0, buffer.diskReader == nil, !buffer.sinking else { return }
+            guard !readerWaits, buffer.file == nil, buffer.onDisk == 0, buffer.diskReader == nil, !buffer.sinking else { return }
             accepted = true
             buffer.sinking = true
             buffer.file = file
@@ -43,9 +46,7 @@ extension TransferCore {
         }
         if accepted {
             // The memory drained to the file: an engine paused for the reader goes on.
-            modifyBody { body in
-                if body.waiter == nil { Self.letGo(&body.flow, &actions) }
-            }
+            modifyBody { Self.letGo(&$0.flow, &actions) }
             // An engine already done with nothing left to write: the file closes now.
             closeSpillIfDone(&actions)
         } else {
