@@ -377,6 +377,15 @@ import Testing
         SpillFile(directory: nil)
     }
 
+    /// A streaming transfer sinking into a file, 2 bytes being written, "sinker" waiting.
+    static func sinkingTwoBytes() -> Core {
+        var core = Words.core("streaming")
+        _ = core.sink(into: file(), at: 0)
+        _ = core.receive(Data([1, 2]))
+        _ = core.waitForSink("sinker")
+        return core
+    }
+
     @Test func aSunkBodyIsWrittenInOrderFromItsOffsetAndEndsOnceOnDisk() {
         var core = Words.core("streaming, 3 bytes buffered")
         let (accepted, first) = core.sink(into: Self.file(), at: 100)
@@ -406,25 +415,16 @@ import Testing
     }
 
     @Test func aFailureEndsTheSinkOnceWhatCameIsWrittenACancelAtOnce() {
-        var failing = Words.core("streaming")
-        _ = failing.sink(into: Self.file(), at: 0)
-        _ = failing.receive(Data([1, 2]))
-        _ = failing.waitForSink("sinker")
+        var failing = Self.sinkingTwoBytes()
         #expect(Words.words(failing.finish(TransferCoreTests.Failure())) == ["release engine"], "what came is written first")
         #expect(Words.words(failing.spillWritten(2, error: nil)) == ["close spill", "sinker gets the failure"])
-        var cancelled = Words.core("streaming")
-        _ = cancelled.sink(into: Self.file(), at: 0)
-        _ = cancelled.receive(Data([1, 2]))
-        _ = cancelled.waitForSink("sinker")
+        var cancelled = Self.sinkingTwoBytes()
         #expect(Words.words(cancelled.cancel()) == ["stop engine", "sinker gets cancelled", "close spill"], "the chunk is being written")
         #expect(Words.words(cancelled.waitForSink("sinker 2")) == ["sinker 2 gets cancelled"])
     }
 
     @Test func aFileThatCannotBeWrittenFailsTheSinkAsAFileFailure() {
-        var core = Words.core("streaming")
-        _ = core.sink(into: Self.file(), at: 0)
-        _ = core.receive(Data([1, 2]))
-        _ = core.waitForSink("sinker")
+        var core = Self.sinkingTwoBytes()
         #expect(Words.words(core.spillWritten(2, error: TransferCoreTests.Failure())) == ["stop engine", "sinker gets fileFailed", "close spill"])
     }
 
