@@ -19,16 +19,16 @@ extension Download {
             let bar = ProgressBar(start: .now)
             let draw = Terminal.stderrIsTerminal
             var lastDrawn = ContinuousClock.now - .seconds(1)
-            var last: DownloadProgress?
+            var last: TransferProgress?
             for await progress in download.progress {
                 last = progress
                 if draw, ContinuousClock.now - lastDrawn >= .milliseconds(100) {
                     lastDrawn = .now
-                    Terminal.error("\r" + bar.line(received: progress.bytesReceived, total: progress.totalBytes) + "\u{1B}[K")
+                    Terminal.error("\r" + bar.line(received: progress.completedBytes, total: progress.totalBytes) + "\u{1B}[K")
                 }
             }
             if draw, let last {
-                Terminal.error("\r" + bar.line(received: last.bytesReceived, total: last.totalBytes) + "\u{1B}[K\n")
+                Terminal.error("\r" + bar.line(received: last.completedBytes, total: last.totalBytes) + "\u{1B}[K\n")
             }
         }
         let response: Response

@@ -72,9 +72,10 @@ Endpoints:
   /eventsource/<name>?plan=..., /eventsource-log/<name>
                     event streams that end, break and change between connections, and what
                     each connection sent: see eventsource_routes.py
-  /drip/<key>?bytes=<n>&chunk=<c>&interval_ms=<m>
-                    n bytes (byte i is i % 256) in chunks of c (1024), m ms apart (50), chunked;
-                    stops when the client goes away
+  /drip/<key>?bytes=<n>&chunk=<c>&interval_ms=<m>&length=1
+                    n bytes (byte i is i % 256) in chunks of c (1024), m ms apart (50), chunked,
+                    or with Content-Length when length=1 (as httpbin's /drip); stops when the
+                    client goes away
   /drip-stats/<key> {"started", "sent": <bytes written>, "finished", "aborted": <client went away>}
   /range/<n>        n bytes (byte i is i % 256) with Accept-Ranges and an ETag; honours one
                     Range (a-b, a-, -s) with 206 and Content-Range, 416 when unsatisfiable;
@@ -680,7 +681,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         state = {"started": True, "sent": 0, "finished": False, "aborted": False}
         with STATE_LOCK:
             DRIPS[key] = state
-        if not self.start_chunked(200, "application/octet-stream"):
+        announced = query.get("length") == "1"
+        if announced:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(total))
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+        elif not self.start_chunked(200, "application/octet-stream"):
             return
         sent = 0
         try:
@@ -688,11 +697,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if sent and interval:
                     time.sleep(interval)
                 data = pattern(sent, min(size, total - sent))
-                self.send_chunk(data)
+                if announced:
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                else:
+                    self.send_chunk(data)
                 sent += len(data)
                 with STATE_LOCK:
                     state["sent"] = sent
-            self.end_chunks()
+            if not announced:
+                self.end_chunks()
             with STATE_LOCK:
                 state["finished"] = True
         except OSError:

@@ -18,15 +18,15 @@ import FoundationNetworking
             let file = directory.appendingPathComponent("data.bin")
             try await withTransport { transport in
                 let download = Session(transport: transport, cookies: .none).download(try server().url("/range/3000000"), to: file)
-                var seen: [DownloadProgress] = []
+                var seen: [TransferProgress] = []
                 for await progress in download.progress { seen.append(progress) }
                 let response = try await download.response().validate()
                 #expect(response.fileURL == file)
                 let data = try Data(contentsOf: file)
                 #expect(data.count == 3_000_000)
                 #expect(data.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset) })
-                #expect(seen.last == DownloadProgress(bytesReceived: 3_000_000, totalBytes: 3_000_000))
-                #expect(seen.map(\.bytesReceived) == seen.map(\.bytesReceived).sorted())
+                #expect(seen.last == TransferProgress(completedBytes: 3_000_000, totalBytes: 3_000_000))
+                #expect(seen.map(\.completedBytes) == seen.map(\.completedBytes).sorted())
             }
         }
     }

@@ -150,4 +150,14 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>) async -> [Elemen
     for await value in stream { values.append(value) }
     return values
 }
+
+extension RequestOptions {
+    /// Every progress value the transfer has, for a test that looks at more than the first and
+    /// the last.
+    static var unpacedProgress: RequestOptions {
+        var options = RequestOptions()
+        options.progressPacing = .unpaced
+        return options
+    }
+}
 #endif

@@ -176,7 +176,7 @@ import Testing
         let upload = Session(transport: stub).upload(.stream(body, length: 3000), to: "https://api.example/upload", method: .put)
         #expect(try await upload.response().statusCode == 204)
         var progress: [Int64] = []
-        for await step in upload.progress { progress.append(step.bytesSent) }
+        for await step in upload.progress { progress.append(step.completedBytes) }
         #expect(progress.last == 3000)
         #expect(route.requests.first?.body == parts.reduce(Data(), +))
     }

@@ -30,8 +30,8 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let directory = try directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("data.bin")
-        let download = session.download(try server().url("/range/3000000"), to: file)
-        var seen: [DownloadProgress] = []
+        let download = session.download(try server().url("/range/3000000"), options: .unpacedProgress, to: file)
+        var seen: [TransferProgress] = []
         for await progress in download.progress { seen.append(progress) }
         let response = try await download.response().validate()
         #expect(response.fileURL == file)
@@ -39,8 +39,8 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let data = try Data(contentsOf: file)
         #expect(data.count == 3_000_000)
         #expect(LoopbackServer.isPattern(data))
-        #expect(seen.last == DownloadProgress(bytesReceived: 3_000_000, totalBytes: 3_000_000))
-        #expect(seen.map(\.bytesReceived) == seen.map(\.bytesReceived).sorted())
+        #expect(seen.last == TransferProgress(completedBytes: 3_000_000, totalBytes: 3_000_000))
+        #expect(seen.map(\.completedBytes) == seen.map(\.completedBytes).sorted())
         #expect(seen.count > 2)
         #expect(try contents(of: directory) == ["data.bin"])
     }
@@ -61,11 +61,11 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         #expect(!FileManager.default.fileExists(atPath: file.path))
 
         let resumed = session.download(try server().url("/range/\(total)?key=\(key)"), to: file, resumable: true)
-        var first: DownloadProgress?
+        var first: TransferProgress?
         for await progress in resumed.progress where first == nil { first = progress }
         let response = try await resumed.response().validate()
         #expect(response.statusCode == 206)
-        #expect(first?.bytesReceived == Int64(kept.count))
+        #expect(first?.completedBytes == Int64(kept.count))
         let data = try Data(contentsOf: file)
         #expect(data.count == total)
         #expect(LoopbackServer.isPattern(data))
@@ -129,7 +129,7 @@ private struct RangeLog: Decodable { let ranges: [String?] }
         let file = directory.appendingPathComponent("cancelled.bin")
         let key = "dl-\(UUID().uuidString.prefix(8))"
         let download = session.download(try server().url("/drip/\(key)?bytes=10000000&chunk=1024&interval_ms=100"), to: file)
-        for await progress in download.progress where progress.bytesReceived > 0 { break }
+        for await progress in download.progress where progress.completedBytes > 0 { break }
         download.cancel()
         await #expect(throws: CancellationError.self) { try await download.response() }
         #expect(try contents(of: directory) == [])

@@ -19,7 +19,7 @@ import Requests
 
     @Test func jsonBodyArrivesParsed() async throws {
         let order = Order(id: 7, customer: "Zoë \"Z\" Ångström", items: ["日本", "🌎"], express: true, note: nil)
-        let response = try await session.request(try server().url("/anything"), body: JSONBody(order))
+        let response = try await session.request(try server().url("/anything"), method: .post, body: JSONBody(order))
         let echo = try response.validate().decode(Echo.self)
         #expect(echo.method == "POST")
         #expect(echo.header("Content-Type") == "application/json; charset=utf-8")
@@ -41,7 +41,7 @@ import Requests
     @Test func dataBodyArrivesByteForByteWithTheCallersContentType() async throws {
         let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let response = try await session.request(
-            try server().url("/anything"),
+            try server().url("/anything"), method: .post,
             body: DataBody(bytes, additionalHeaders: ["Content-Type": "application/octet-stream"]),
             headers: ["Content-Type": "application/x-custom"]
         )
@@ -62,7 +62,7 @@ import Requests
         struct Reading: Encodable, Sendable { let value: Double }
         let url = try server().url("/anything")
         let error = await #expect(throws: RequestError.self) {
-            try await session.request(url, body: JSONBody(Reading(value: .infinity)))
+            try await session.request(url, method: .post, body: JSONBody(Reading(value: .infinity)))
         }
         #expect(error?.code == .encodingFailed)
         #expect(error?.description.contains("POST \(url.absoluteString)") == true)

@@ -31,7 +31,7 @@ private struct UploadDigest: Decodable {
         #expect(answer.size == bytes.count)
         #expect(answer.sha256 == (try await onThread { try sha256Hex(of: file) }))
         let values = await progress
-        #expect(values.last == UploadProgress(bytesSent: Int64(bytes.count), totalBytes: Int64(bytes.count)))
+        #expect(values.last == TransferProgress(completedBytes: Int64(bytes.count), totalBytes: Int64(bytes.count)))
         #expect(values.allSatisfy { $0.totalBytes == Int64(bytes.count) })
     }
 
@@ -47,7 +47,7 @@ private struct UploadDigest: Decodable {
         #expect(answer.size == bytes.count)
         #expect(answer.sha256 == (try await onThread { try sha256Hex(of: reference) }))
         let values = await progress
-        #expect(values.last == UploadProgress(bytesSent: Int64(bytes.count), totalBytes: Int64(bytes.count)))
+        #expect(values.last == TransferProgress(completedBytes: Int64(bytes.count), totalBytes: Int64(bytes.count)))
     }
 
     @Test func aSmallStreamBodyOfUnknownLengthArrivesByteForByte() async throws {
@@ -68,7 +68,7 @@ private struct UploadDigest: Decodable {
         let upload = session.upload(body, to: try server().url("/anything"))
         async let progress = collect(upload.progress)
         _ = try await upload.response().validate()
-        let sent = await progress.map(\.bytesSent)
+        let sent = await progress.map(\.completedBytes)
         #expect(sent == sent.sorted(), "bytesSent went back: \(sent)")
     }
 
@@ -81,7 +81,7 @@ private struct UploadDigest: Decodable {
         async let progress = collect(upload.progress)
         let echo = try await upload.response().validate().decode(Echo.self)
         #expect(echo.bodyData == bytes)
-        #expect(await progress.last == UploadProgress(bytesSent: 200_000, totalBytes: 200_000))
+        #expect(await progress.last == TransferProgress(completedBytes: 200_000, totalBytes: 200_000))
     }
 
     @Test(arguments: [307, 308])

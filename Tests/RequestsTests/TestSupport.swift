@@ -1,4 +1,5 @@
 import Foundation
+import Requests
 
 /// Detail a test gathers for people who want it (the hostile-server matrix's rows, say): printed
 /// when `REQUESTS_TEST_DETAIL=1`, otherwise written to a file under the temporary folder, so that
@@ -33,4 +34,14 @@ func becomesTrue(_ condition: @Sendable () -> Bool) async throws -> Bool {
         try await Task.sleep(for: .milliseconds(5))
     }
     return true
+}
+
+extension RequestOptions {
+    /// Every progress value the transfer has, for a test that looks at more than the first and
+    /// the last.
+    static var unpacedProgress: RequestOptions {
+        var options = RequestOptions()
+        options.progressPacing = .unpaced
+        return options
+    }
 }

@@ -29,6 +29,9 @@ extension Session {
     ///   - encoding: How to encode them; `URLEncoding.default`.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` as `request` does; ``RequestError/Code/blockingCallInTask`` when
     ///   called from inside a task.
@@ -39,26 +42,40 @@ extension Session {
         parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) throws -> Response {
         try Self.blocking {
-            try await self.request(url, method: method, parameters: parameters, encoding: encoding, headers: headers, timeout: timeout)
+            try await self.request(url, method: method, parameters: parameters, encoding: encoding, headers: headers, timeout: timeout,
+                                   interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
         }
     }
 
     /// Sends a ready-made request and waits for the response, blocking the calling thread; see
-    /// ``requestBlocking(_:method:parameters:encoding:headers:timeout:)``.
+    /// ``requestBlocking(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:)``.
     ///
     /// - Parameters:
     ///   - request: The request, or anything that builds one.
     ///   - timeout: The timeout for the whole request, overriding the session's.
+    ///   - interceptors: Interceptors for this call only, run inside the session's.
+    ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the request's own and the
+    ///     session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` as `request` does; ``RequestError/Code/blockingCallInTask`` when
     ///   called from inside a task.
     @available(*, noasync, message: "use request(_:) with await; this blocks a thread the tasks share")
-    public func requestBlocking(_ request: any URLRequestConvertible, timeout: Duration? = nil) throws -> Response {
+    public func requestBlocking(
+        _ request: any URLRequestConvertible,
+        timeout: Duration? = nil,
+        interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
+    ) throws -> Response {
         try Self.blocking {
-            try await self.request(request, timeout: timeout)
+            try await self.request(request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
         }
     }
 

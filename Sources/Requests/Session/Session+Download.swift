@@ -3,32 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// MARK: - DownloadProgress
-
-/// How much of a download has been written to disk.
-public struct DownloadProgress: Sendable, Hashable {
-    /// Bytes of the file on disk so far, a resumed part included.
-    public let bytesReceived: Int64
-    /// The whole file's length, when the server announced it.
-    public let totalBytes: Int64?
-
-    /// Creates a progress value.
-    ///
-    /// - Parameters:
-    ///   - bytesReceived: Bytes on disk so far.
-    ///   - totalBytes: The whole length, if known.
-    public init(bytesReceived: Int64, totalBytes: Int64?) {
-        self.bytesReceived = bytesReceived
-        self.totalBytes = totalBytes
-    }
-
-    /// The part received, from 0 to 1, when the length is known.
-    public var fraction: Double? {
-        guard let totalBytes else { return nil }
-        return totalBytes > 0 ? min(1, Double(bytesReceived) / Double(totalBytes)) : 1
-    }
-}
-
 // MARK: - Download
 
 /// A download under way: its progress as the body is written to disk, and its response at the end.
@@ -36,20 +10,23 @@ public struct DownloadProgress: Sendable, Hashable {
 /// ```swift
 /// let download = session.download("https://example.com/big.iso", to: file, resumable: true)
 /// for await progress in download.progress {
-///     print(progress.bytesReceived, progress.totalBytes ?? -1)
+///     print(progress.completedBytes, progress.fraction.map { "\(Int($0 * 100)) %" } ?? "")
 /// }
 /// let response = try await download.response().validate()   // response.fileURL == file
 /// ```
 public final class Download: Sendable {
-    /// Progress values, from the first byte on disk to the last. The sequence finishes when the
-    /// download ends, whichever way (complete, failed or cancelled), so a `for await` loop over it
-    /// ends too; ``response()`` then says how. Only the newest 256 values are kept for a slow reader.
-    public let progress: AsyncStream<DownloadProgress>
+    /// Progress values, from the bytes on disk before the first write (0, or a resumed part) to
+    /// the file complete, paced by the call's ``RequestOptions/progressPacing`` (at most 10 a
+    /// second and one per whole percent, unless set): the first and the last reported once each.
+    /// The sequence finishes when the download ends, whichever way (complete, failed or
+    /// cancelled), so a `for await` loop over it ends too; ``response()`` then says how. Only the
+    /// newest 256 values are kept for a slow reader.
+    public let progress: AsyncStream<TransferProgress>
     /// Where the file goes once complete.
     public let destination: URL
     private let task: Task<Response, any Error>
 
-    init(progress: AsyncStream<DownloadProgress>, destination: URL, task: Task<Response, any Error>) {
+    init(progress: AsyncStream<TransferProgress>, destination: URL, task: Task<Response, any Error>) {
         self.progress = progress
         self.destination = destination
         self.task = task
@@ -95,12 +72,14 @@ extension Session {
     ///   - parameters: Parameters to encode, or `nil`.
     ///   - encoding: How to encode them; `URLEncoding.default`.
     ///   - headers: Headers for this request.
-    ///   - destination: The file to create or replace.
-    ///   - resumable: Whether to keep a partial file on failure and resume from one.
     ///   - timeout: The time allowed for the whole download, until the file is in place; overrides
     ///     the session's. Each silence of the server is bounded by the session's ``idleTimeout``.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``, its ``RequestOptions/progressPacing``
+    ///     among them), over the session's ``options``.
+    ///   - destination: The file to create or replace.
+    ///   - resumable: Whether to keep a partial file on failure and resume from one.
     /// - Returns: The download, with its progress and its response. It starts at once.
     public func download(
         _ url: any URLConvertible,
@@ -108,39 +87,43 @@ extension Session {
         parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
-        to destination: URL,
-        resumable: Bool = false,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil,
+        to destination: URL,
+        resumable: Bool = false
     ) -> Download {
         startDownload(to: destination, resumable: resumable, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) {
-            try self.makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers)
+            try self.makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers, options: options)
         }
     }
 
     /// Downloads the response to a ready-made request to a file; see
-    /// ``download(_:method:parameters:encoding:headers:to:resumable:timeout:interceptors:redirectPolicy:)``.
+    /// ``download(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:to:resumable:)``.
     ///
     /// - Parameters:
     ///   - request: The request, or anything that builds one.
-    ///   - destination: The file to create or replace.
-    ///   - resumable: Whether to keep a partial file on failure and resume from one.
     ///   - timeout: The time allowed for the whole download, until the file is in place; overrides
     ///     the session's. Each silence of the server is bounded by the session's ``idleTimeout``.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the request's own and the
+    ///     session's ``options``.
+    ///   - destination: The file to create or replace.
+    ///   - resumable: Whether to keep a partial file on failure and resume from one.
     /// - Returns: The download, with its progress and its response. It starts at once.
     public func download(
         _ request: any URLRequestConvertible,
-        to destination: URL,
-        resumable: Bool = false,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil,
+        to destination: URL,
+        resumable: Bool = false
     ) -> Download {
         startDownload(to: destination, resumable: resumable, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy) {
-            try self.makeRequest(request)
+            try self.makeRequest(request, options: options)
         }
     }
 
@@ -152,14 +135,15 @@ extension Session {
         redirectPolicy: RedirectPolicy?,
         build: @escaping @Sendable () throws -> OutgoingRequest
     ) -> Download {
-        let (stream, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
             defer { continuation.finish() }
             let file = DownloadFile(destination: destination, resumable: resumable)
             let request = try build()
+            let reporter = ProgressReporter(pacing: request.options.progressPacing, continuation: continuation)
             return try await self.performDownload(request, into: file, timeout: timeout,
                                                   interceptors: interceptors, redirectPolicy: redirectPolicy,
-                                                  progress: continuation, mayRetryWithoutRange: true)
+                                                  progress: reporter, mayRetryWithoutRange: true)
         }
         return Download(progress: stream, destination: destination, task: task)
     }
@@ -170,7 +154,7 @@ extension Session {
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?,
-        progress: AsyncStream<DownloadProgress>.Continuation,
+        progress: ProgressReporter,
         mayRetryWithoutRange: Bool
     ) async throws -> Response {
         var request = request
@@ -226,13 +210,13 @@ extension Session {
         }
         var received = start
         do {
-            progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
+            progress.offer(TransferProgress(completedBytes: received, totalBytes: total))
             // A built-in engine's transfer writes the body to the file itself, on the file's own
             // queue as it arrives; any other body is read here and written chunk by chunk.
             let onDisk = Guarded(start)
             let sunk = try await stream.body.write(into: writer.handle.fileDescriptor, at: start) { count in
                 let now = onDisk.withLock { $0 += Int64(count); return $0 }
-                progress.yield(DownloadProgress(bytesReceived: now, totalBytes: total))
+                progress.offer(TransferProgress(completedBytes: now, totalBytes: total))
             }
             if sunk {
                 received = onDisk.withLock { $0 }
@@ -240,7 +224,7 @@ extension Session {
                 for try await chunk in stream.body {
                     try writer.write(chunk)
                     received += Int64(chunk.count)
-                    progress.yield(DownloadProgress(bytesReceived: received, totalBytes: total))
+                    progress.offer(TransferProgress(completedBytes: received, totalBytes: total))
                 }
             }
             if let total, received != total {
@@ -248,6 +232,7 @@ extension Session {
             }
             try writer.finish()
             try file.moveIntoPlace(request: request)
+            progress.offer(TransferProgress(completedBytes: received, totalBytes: total ?? received), final: true)
         } catch {
             writer.abandon()
             file.failed()

@@ -27,6 +27,8 @@ extension Session {
     ///     no end, so this is its idle limit, in place of the session's ``idleTimeout``, and there is
     ///     no deadline (the session's `timeout` does not apply either).
     ///   - interceptors: Interceptors for these connections only, run inside the session's.
+    ///   - redirectPolicy: How each connection follows redirects, overriding the session's.
+    ///   - options: Settings for these connections (``RequestOptions``), over the session's ``options``.
     ///   - reconnection: When and how often to connect again; ``EventSource/Reconnection/default``.
     /// - Returns: The stream; nothing is sent until it is iterated.
     public func events(
@@ -37,12 +39,17 @@ extension Session {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil,
         reconnection: EventSource.Reconnection = .default
     ) -> EventSource {
         var headers = headers ?? [:]
         if headers["Accept"] == nil { headers.update(name: "Accept", value: "text/event-stream") }
-        let request = Result { try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers) }
-        return EventSource(session: self, request: request, timeout: timeout, interceptors: interceptors, reconnection: reconnection)
+        let request = Result {
+            try makeRequest(url, method: method, parameters: parameters, encoding: encoding, headers: headers, options: options)
+        }
+        return EventSource(session: self, request: request, timeout: timeout, interceptors: interceptors,
+                           redirectPolicy: redirectPolicy, reconnection: reconnection)
     }
 
     /// An event stream that reconnects, for a ready-made request.
@@ -53,19 +60,25 @@ extension Session {
     ///   - timeout: The longest silence of each connection, its head included, in place of the
     ///     session's ``idleTimeout``; an event stream has no deadline.
     ///   - interceptors: Interceptors for these connections only, run inside the session's.
+    ///   - redirectPolicy: How each connection follows redirects, overriding the session's.
+    ///   - options: Settings for these connections (``RequestOptions``), over the request's own
+    ///     and the session's ``options``.
     ///   - reconnection: When and how often to connect again.
     /// - Returns: The stream; nothing is sent until it is iterated.
     public func events(
         _ request: any URLRequestConvertible,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil,
         reconnection: EventSource.Reconnection = .default
     ) -> EventSource {
         let built = Result { () throws -> OutgoingRequest in
-            var request = try makeRequest(request)
+            var request = try makeRequest(request, options: options)
             if request.headers["Accept"] == nil { request.headers.update(name: "Accept", value: "text/event-stream") }
             return request
         }
-        return EventSource(session: self, request: built, timeout: timeout, interceptors: interceptors, reconnection: reconnection)
+        return EventSource(session: self, request: built, timeout: timeout, interceptors: interceptors,
+                           redirectPolicy: redirectPolicy, reconnection: reconnection)
     }
 }

@@ -3,31 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// MARK: - UploadProgress
-
-/// How much of an upload's body has been sent.
-public struct UploadProgress: Sendable, Hashable {
-    /// Bytes sent so far.
-    public let bytesSent: Int64
-    /// The body's whole length.
-    public let totalBytes: Int64
-
-    /// Creates a progress value.
-    ///
-    /// - Parameters:
-    ///   - bytesSent: Bytes sent so far.
-    ///   - totalBytes: The body's whole length.
-    public init(bytesSent: Int64, totalBytes: Int64) {
-        self.bytesSent = bytesSent
-        self.totalBytes = totalBytes
-    }
-
-    /// The part sent, from 0 to 1; 1 for an empty body.
-    public var fraction: Double {
-        totalBytes > 0 ? min(1, Double(bytesSent) / Double(totalBytes)) : 1
-    }
-}
-
 // MARK: - Upload
 
 /// An upload under way: its progress as it is sent, and its response once it arrives.
@@ -35,17 +10,19 @@ public struct UploadProgress: Sendable, Hashable {
 /// ```swift
 /// let upload = session.upload(multipart: form, to: "https://example.com/albums")
 /// for await progress in upload.progress {
-///     print("\(Int(progress.fraction * 100)) %")
+///     print("\(Int((progress.fraction ?? 0) * 100)) %")
 /// }
 /// let response = try await upload.response()
 /// ```
 public final class Upload: Sendable {
-    /// Progress values, from 0 bytes sent to all of them; the stream ends when the upload does.
-    /// Only the newest values are kept for a slow reader.
-    public let progress: AsyncStream<UploadProgress>
+    /// Progress values, from 0 bytes sent to all of them, paced by the call's
+    /// ``RequestOptions/progressPacing`` (at most 10 a second and one per whole percent, unless
+    /// set): the first and the last (the body sent whole) reported once each. The sequence ends
+    /// when the upload does; only the newest values are kept for a slow reader.
+    public let progress: AsyncStream<TransferProgress>
     private let task: Task<Response, any Error>
 
-    init(progress: AsyncStream<UploadProgress>, task: Task<Response, any Error>) {
+    init(progress: AsyncStream<TransferProgress>, task: Task<Response, any Error>) {
         self.progress = progress
         self.task = task
     }
@@ -87,6 +64,8 @@ extension Session {
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's. A 307
     ///     or 308 sends the file again; 301, 302 and 303 turn the request into a `GET` without it.
+    ///   - options: Settings for this call (``RequestOptions``, its ``RequestOptions/progressPacing``
+    ///     among them), over the session's ``options``.
     /// - Returns: The upload, with its progress and its response.
     @discardableResult
     public func upload(
@@ -96,10 +75,11 @@ extension Session {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) -> Upload {
         startUpload(to: url, method: method, headers: headers, timeout: timeout, interceptors: interceptors,
-                    redirectPolicy: redirectPolicy) { file in
+                    redirectPolicy: redirectPolicy, options: options) { file in
             let written = try multipart.write(to: file)
             return (try RequestBody.file(file), written.contentType)
         }
@@ -125,8 +105,10 @@ extension Session {
     ///   - timeout: The timeout for the whole upload, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
-    /// - Returns: The upload, with its progress (``UploadProgress/totalBytes`` is 0 while a stream
-    ///   of unknown length is sent) and its response.
+    ///   - options: Settings for this call (``RequestOptions``, its ``RequestOptions/progressPacing``
+    ///     among them), over the session's ``options``.
+    /// - Returns: The upload, with its progress (``TransferProgress/totalBytes`` is `nil` while a
+    ///   stream of unknown length is sent) and its response.
     @discardableResult
     public func upload(
         _ body: RequestBody,
@@ -135,10 +117,11 @@ extension Session {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) -> Upload {
         startUpload(to: url, method: method, headers: headers, timeout: timeout, interceptors: interceptors,
-                    redirectPolicy: redirectPolicy) { _ in (body, nil) }
+                    redirectPolicy: redirectPolicy, options: options) { _ in (body, nil) }
     }
 
     /// Starts an upload task; `prepare` makes the body, given a temporary file it may write
@@ -150,14 +133,15 @@ extension Session {
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?,
+        options: RequestOptions?,
         prepare: @escaping @Sendable (URL) throws -> (RequestBody, contentType: String?)
     ) -> Upload {
-        let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
             defer { continuation.finish() }
             return try await self.performUpload(to: url, method: method, headers: headers,
-                                                timeout: timeout, interceptors: interceptors,
-                                                redirectPolicy: redirectPolicy, progress: continuation, prepare: prepare)
+                                                timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy,
+                                                options: options, progress: continuation, prepare: prepare)
         }
         return Upload(progress: stream, task: task)
     }
@@ -169,7 +153,8 @@ extension Session {
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?,
-        progress: AsyncStream<UploadProgress>.Continuation,
+        options: RequestOptions?,
+        progress: AsyncStream<TransferProgress>.Continuation,
         prepare: (URL) throws -> (RequestBody, contentType: String?)
     ) async throws -> Response {
         let resolved = try build(nil) { try url.asURL() }
@@ -177,7 +162,8 @@ extension Session {
         defer { try? FileManager.default.removeItem(at: file) }
         let request = try build((method, resolved)) { () throws -> OutgoingRequest in
             var request = OutgoingRequest(
-                url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]), options: self.options
+                url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]),
+                options: options.map(self.options.merging) ?? self.options
             )
             let (prepared, contentType) = try prepare(file)
             request.body = prepared
@@ -187,19 +173,18 @@ extension Session {
             return request
         }
         try Task.checkCancellation()
-        let total = request.body.length ?? 0
-        progress.yield(UploadProgress(bytesSent: 0, totalBytes: total))
-        let latest = Guarded(UploadProgress(bytesSent: 0, totalBytes: total))
+        let total = request.body.length
+        let reporter = ProgressReporter(pacing: request.options.progressPacing, continuation: progress)
+        reporter.offer(TransferProgress(completedBytes: 0, totalBytes: total))
+        let sentSoFar = Guarded<Int64>(0)
         let report: @Sendable (Int64, Int64?) -> Void = { sent, expected in
-            let value = UploadProgress(bytesSent: sent, totalBytes: expected ?? total)
-            latest.withLock { $0 = value }
-            progress.yield(value)
+            sentSoFar.withLock { $0 = max($0, sent) }
+            reporter.offer(TransferProgress(completedBytes: sent, totalBytes: expected ?? total))
         }
         let response = try await send(consume request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, progress: report)
         // The end, never behind what the transport last said (a stream's length is known only now).
-        let last = latest.withLock { $0 }
-        let sent = max(total, last.bytesSent)
-        progress.yield(UploadProgress(bytesSent: sent, totalBytes: max(last.totalBytes, sent)))
+        let sent = max(total ?? 0, sentSoFar.withLock { $0 })
+        reporter.offer(TransferProgress(completedBytes: sent, totalBytes: sent), final: true)
         return response
     }
 }

@@ -198,26 +198,30 @@ public final class Session: Sendable {
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
-    ///   - method: The HTTP method; `POST` by default.
+    ///   - method: The HTTP method; `GET` by default, as on every entry point: a body is usually
+    ///     sent with `method: .post` (or `.put`, `.patch`).
     ///   - body: The body.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` when the body cannot be
     ///   encoded), or `CancellationError` when the calling task is cancelled.
     @discardableResult
     public func request(
         _ url: any URLConvertible,
-        method: HTTPMethod = .post,
+        method: HTTPMethod = .get,
         body: some HTTPBody,
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout,
+                          interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
     }
 
     /// Sends a request whose parameters are an `Encodable` value, written by `encoder`.
@@ -237,6 +241,7 @@ public final class Session: Sendable {
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` wrapping the encoder's
     ///   error), or `CancellationError` when the calling task is cancelled.
@@ -249,10 +254,12 @@ public final class Session: Sendable {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> Response {
         let encoding = EncoderEncoding(value: parameters, encoder: encoder)
-        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        return try await request(url, method: method, parameters: nil, encoding: encoding, headers: headers, timeout: timeout,
+                                 interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
     }
 
     /// Sends a request with several parameter sets: some in the query string, one in the body.
@@ -271,6 +278,7 @@ public final class Session: Sendable {
     ///   - timeout: The timeout for the whole request, overriding the session's.
     ///   - interceptors: Interceptors for this call only, run inside the session's.
     ///   - redirectPolicy: How redirects are followed in this call, overriding the session's.
+    ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` for two different body
     ///   encodings), or `CancellationError` when the calling task is cancelled.
@@ -282,9 +290,11 @@ public final class Session: Sendable {
         headers: HTTPHeaders? = nil,
         timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+        try await request(url, method: method, parameters: nil, encoding: SetsEncoding(sets: parameters), headers: headers, timeout: timeout,
+                          interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
     }
 
     /// Sends a ready-made request and returns the response.

@@ -105,7 +105,7 @@ extension EventSource.Updates {
             let stream: ResponseStream
             do {
                 stream = try await source.session.stream(
-                    built: request, timeout: source.timeout, interceptors: source.interceptors, redirectPolicy: nil,
+                    built: request, timeout: source.timeout, interceptors: source.interceptors, redirectPolicy: source.redirectPolicy,
                     eachConnection: true
                 )
             } catch let error as RequestError where Self.isConnectionFailure(error) {

@@ -3,7 +3,7 @@ import Foundation
 // MARK: - EventSource
 
 /// A server-sent event stream that reconnects when its connection drops, as the HTML standard's
-/// `EventSource` does: made by ``Session/events(_:method:parameters:encoding:headers:timeout:interceptors:reconnection:)``.
+/// `EventSource` does: made by ``Session/events(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:reconnection:)``.
 ///
 /// ```swift
 /// for try await event in session.events("https://example.com/feed") {
@@ -32,6 +32,7 @@ public struct EventSource: AsyncSequence, Sendable {
     let request: Result<OutgoingRequest, any Error>
     let timeout: Duration?
     let interceptors: [any Interceptor]
+    let redirectPolicy: RedirectPolicy?
     let reconnection: Reconnection
     /// Waits between connections; tests put a clock of their own here.
     let sleep: @Sendable (Duration) async throws -> Void
@@ -40,7 +41,7 @@ public struct EventSource: AsyncSequence, Sendable {
 
     init(
         session: Session, request: Result<OutgoingRequest, any Error>, timeout: Duration?, interceptors: [any Interceptor],
-        reconnection: Reconnection,
+        redirectPolicy: RedirectPolicy? = nil, reconnection: Reconnection,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -48,6 +49,7 @@ public struct EventSource: AsyncSequence, Sendable {
         self.request = request
         self.timeout = timeout
         self.interceptors = interceptors
+        self.redirectPolicy = redirectPolicy
         self.reconnection = reconnection
         self.sleep = sleep
         self.random = random
