@@ -165,6 +165,8 @@ let package = Package(
         .testTarget(name: "ContractEngineTests", dependencies: ["Requests", "TransportContract", "LoopbackFixture"]),
         .testTarget(name: "RequestsTestingTests", dependencies: ["RequestsTesting", "Requests", "LoopbackFixture", "TestScheduling"]),
         .testTarget(name: "ReqTests", dependencies: ["req", "LoopbackFixture", "TestScheduling"]),
+        // The Benchmarks table's formatter (no benchmark runs here).
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "RequestsAsyncHTTPClientTests",
             dependencies: [

@@ -93,11 +93,11 @@ struct CacheBenchmarks {
         let floor = Session(transport: transport, headers: ["Accept": "application/json"], modifiers: [environment], interceptors: [PassingStage()])
         let floorPair = try await measure.paired(async: { try await get(floor) }, baseline: { try await get(plain) })
         return [
-            Row(group: "cache", name: "uncacheable GET (no-store), in-memory", baselineName: "session without cache",
+            Row(group: "cache", name: "no-store GET, in-memory", baselineName: "session without cache",
                 throughput: .operations, ours: getPair.ours, baseline: getPair.baseline, target: "≥ 0.97x", pairedRatio: getPair.ratio),
             Row(group: "cache", name: "uncacheable POST, in-memory", baselineName: "session without cache",
                 throughput: .operations, ours: postPair.ours, baseline: postPair.baseline, target: "≥ 0.97x", pairedRatio: postPair.ratio),
-            Row(group: "cache", name: "uncacheable floor: a stage that only passes", baselineName: "session without cache",
+            Row(group: "cache", name: "floor, a stage that only passes", baselineName: "session without cache",
                 throughput: .operations, ours: floorPair.ours, baseline: floorPair.baseline, pairedRatio: floorPair.ratio),
         ]
     }

@@ -80,21 +80,21 @@ struct EncodingBenchmarks {
         let jsonEncoder = JSONEncoder()
         jsonEncoder.outputFormatting = .sortedKeys
         let formEncoder = URLEncodedFormEncoder()
-        try add("Encodable", "URLEncodedFormEncoder nested 150", baseline: "JSONEncoder", bytes: try formEncoder.encode(model).utf8.count, target: "≥ 3x",
+        try add("Encodable, nested 150", "URLEncodedFormEncoder", baseline: "JSONEncoder", bytes: try formEncoder.encode(model).utf8.count, target: "≥ 3x",
             ours: { consume(try formEncoder.encode(model)) },
             baseline: { consume(try jsonEncoder.encode(model)) })
         // Both sides build the same request, as Alamofire's `JSONParameterEncoder` does around
         // `JSONEncoder`; the next row leaves the request out.
         let jsonParameters = JSONParameterEncoder.default
-        try add("Encodable", "JSONParameterEncoder POST nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count, target: "≥ 3x",
+        try add("Encodable, nested 150", "JSONParameterEncoder POST", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count, target: "≥ 3x",
             ours: { consume(try jsonParameters.encode(model, into: post)) },
             baseline: { consume(try Self.jsonRequest(post, body: jsonEncoder.encode(model))) })
         let jsonBody = JSONBody(model, encoder: jsonEncoder)
-        try add("Encodable", "JSON body alone nested 150", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
+        try add("Encodable, nested 150", "JSON body alone", baseline: "JSONEncoder", bytes: try jsonEncoder.encode(model).count,
             ours: { consume(try jsonBody.encode()) },
             baseline: { consume(try jsonEncoder.encode(model)) })
         // The floor under any `Encoder`: the value's own `encode(to:)` with nothing kept.
-        try add("Encodable", "encode(to:) alone, nothing kept, nested 150", baseline: "JSONEncoder", bytes: 0,
+        try add("Encodable, nested 150", "encode(to:) alone", baseline: "JSONEncoder", bytes: 0,
             ours: { try DiscardingEncoder().encode(model) },
             baseline: { consume(try jsonEncoder.encode(model)) })
 
@@ -107,12 +107,12 @@ struct EncodingBenchmarks {
         // large call needs beyond its input: at most twice what it writes.
         let reference = Workloads.scaling(1_000)
         for count in includeLargeScaling ? [10, 1_000, 100_000, 1_000_000] : [10, 1_000, 100_000]
-        where selected("scaling", "query \(count) pairs (per pair)") || selected("scaling", "JSONEncoding \(count) pairs (per pair)") {
+        where selected("scaling", "query, per pair of \(count)") || selected("scaling", "JSONEncoding, per pair of \(count)") {
             let parameters = Workloads.scaling(count)
             for (encoder, body) in [("query", { (parameters: Parameters) in try encoding.query(parameters).utf8.count }),
                                     ("JSONEncoding", { (parameters: Parameters) in try json.data(for: parameters).count })]
                 as [(String, (Parameters) throws -> Int)] {
-                let name = "\(encoder) \(count) pairs (per pair)"
+                let name = "\(encoder), per pair of \(count)"
                 guard selected("scaling", name) else { continue }
                 guard count >= 100_000 else {
                     rows.append(try row("scaling", name, baseline: "-", bytes: 0, operationsPerCall: count,

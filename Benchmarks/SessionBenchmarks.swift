@@ -121,7 +121,7 @@ struct SessionBenchmarks {
             Row(group: "session", name: "in-memory request (own cost)", baselineName: "by hand (Foundation)",
                 throughput: .operations, ours: first.ours, baseline: first.baseline, target: "≥ 0.87x",
                 pairedRatio: first.ratio),
-            Row(group: "session", name: "in-memory, throttle+retry+bearer+monitor", baselineName: "bare session",
+            Row(group: "session", name: "in-memory, throttle+retry+auth+log", baselineName: "bare session",
                 throughput: .operations, ours: second.ours, baseline: second.baseline, target: "≥ 0.87x",
                 pairedRatio: second.ratio),
         ]

@@ -54,7 +54,7 @@ struct StreamBenchmark {
             for try await chunk in stream.body { count += chunk.count }
             return count
         }
-        var row = Row(group: "stream", name: "stream chunks, \(label) from loopback", baselineName: "URLSession delegate",
+        var row = Row(group: "stream", name: "stream chunks, \(label), loopback", baselineName: "URLSession delegate",
                       throughput: .bytes(size), ours: ours, baseline: baseline, target: "peak < 64 MiB")
         row.peakMemory = PeakMemory.peak()
         return row

@@ -71,7 +71,6 @@ do {
     // The table lists the session and upload rows last.
     let rows = encodingRows + sessionRows
     Table.print(rows)
-    print("\nratio = baseline time / our time, both measured in this run; higher is better.")
     if let jsonPath {
         try Report.data(rows, quick: quick).write(to: URL(fileURLWithPath: jsonPath))
         print("wrote \(rows.count) rows to \(jsonPath)")
