@@ -102,9 +102,8 @@ enum Table {
         let targetColumn = widths.reduce(0, +) + widths.count * 2
         func render(_ cells: [String], target: String) -> String {
             let columns = cells.enumerated().map { index, cell in
-                index == 0 || index == 4
-                    ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: max(0, widths[index] - cell.count)) + cell
+                let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+                return index == 0 || index == 4 ? cell + pad : pad + cell
             }
             let line = (columns + [target]).joined(separator: "  ")
             return String(line.reversed().drop { $0 == " " }.reversed())
@@ -119,8 +118,13 @@ enum Table {
                 lines.append(shortened(entry.heading, to: width))
                 lastHeading = entry.heading
             }
-            // Several targets: one a line, the first beside the row.
-            let targets = entry.targets.isEmpty ? [""] : entry.targets
+            // Several targets: one a line, the first beside the row; a measured value that does
+            // not fit beside its target goes on the next line.
+            let room = width - targetColumn
+            let targets = (entry.targets.isEmpty ? [""] : entry.targets).flatMap { cell -> [String] in
+                guard cell.count > room, let mark = cell.range(of: " ✓ ") ?? cell.range(of: " ✗ ") else { return [cell] }
+                return [String(cell[..<mark.upperBound].dropLast()), "  " + String(cell[mark.upperBound...])]
+            }
             lines.append(render(entry.cells, target: targets[0]))
             for more in targets.dropFirst() {
                 lines.append(String(repeating: " ", count: targetColumn) + more)

@@ -46,6 +46,20 @@ import Testing
     @Test func everyEntryPointIsInTheTable() throws {
         let declared = try Self.entryPoints().map(\.signature)
         #expect(declared.sorted() == Self.table.sorted())
+        // Every public method of the Session files is an entry point or one of these (a new
+        // verb, such as `webSocket`, must join the table); `Session` is extended nowhere else.
+        let others: Set<String> = ["shutdown", "response", "cancel"]
+        let methods = try Self.sessionFiles().flatMap { Self.publicMethodNames(in: $0.text) }
+        #expect(Set(methods).subtracting(Self.names).subtracting(others).isEmpty, "\(Set(methods).subtracting(Self.names).subtracting(others))")
+        let sources = Self.root.appendingPathComponent("Sources/Requests")
+        let enumerator = FileManager.default.enumerator(atPath: sources.path)
+        while let path = enumerator?.nextObject() as? String {
+            guard path.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+            if text.contains("extension Session {") || text.contains("extension Session:") {
+                #expect(path.hasPrefix("Session/Session"), "\(path) extends Session outside Sources/Requests/Session/Session*.swift")
+            }
+        }
     }
 
     @Test func theSharedParametersComeInOneOrderWithOneDefault() throws {
@@ -153,17 +167,34 @@ import Testing
         var signature: String { "\(name)(\(parameters.map { "\($0.label):" }.joined()))" }
     }
 
-    /// The public entry methods declared in `Sources/Requests/Session`.
-    static func entryPoints() throws -> [EntryPoint] {
-        let folder = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/Requests/Session")
-        var found: [EntryPoint] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasPrefix("Session") {
-            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-            found += declarations(in: text)
+    /// The package's folder.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `Sources/Requests/Session/Session*.swift`, where `Session` and its extensions are declared.
+    static func sessionFiles() throws -> [(name: String, text: String)] {
+        let folder = root.appendingPathComponent("Sources/Requests/Session")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().filter { $0.hasPrefix("Session") }.map {
+            ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
         }
-        return found
+    }
+
+    /// The public entry methods declared in the Session files.
+    static func entryPoints() throws -> [EntryPoint] {
+        try sessionFiles().flatMap { declarations(in: $0.text) }
+    }
+
+    /// The names of every `public func` (or `public nonisolated func`) in `text`.
+    static func publicMethodNames(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let range = rest.range(of: "public ") {
+            rest = rest[range.upperBound...]
+            if rest.hasPrefix("nonisolated ") { rest = rest.dropFirst("nonisolated ".count) }
+            guard rest.hasPrefix("func ") else { continue }
+            names.append(String(rest.dropFirst("func ".count).prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+        }
+        return names
     }
 
     static let names: Set<String> = ["request", "stream", "download", "upload", "events", "requestBlocking"]
@@ -173,8 +204,11 @@ import Testing
     static func declarations(in text: String) -> [EntryPoint] {
         var result: [EntryPoint] = []
         var rest = Substring(text)
-        while let range = rest.range(of: "public func ") {
+        while let range = rest.range(of: "public ") {
             rest = rest[range.upperBound...]
+            if rest.hasPrefix("nonisolated ") { rest = rest.dropFirst("nonisolated ".count) }
+            guard rest.hasPrefix("func ") else { continue }
+            rest = rest.dropFirst("func ".count)
             let name = String(rest.prefix { $0.isLetter })
             guard names.contains(name), let open = rest.firstIndex(of: "(") else { continue }
             var depth = 0
@@ -187,6 +221,9 @@ import Testing
                 case "(", "[", "<":
                     if depth > 0 { current.append(character) }
                     depth += 1
+                case ">" where index > rest.startIndex && rest[rest.index(before: index)] == "-":
+                    // The arrow of a function type, not a closing bracket.
+                    current.append(character)
                 case ")", "]", ">":
                     depth -= 1
                     if depth == 0 { break scan }

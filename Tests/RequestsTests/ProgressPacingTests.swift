@@ -42,7 +42,7 @@ import Testing
         let total: Int64 = 10_000
         let values = (0..<10_000).map { TransferProgress(completedBytes: Int64($0), totalBytes: total) }
         let seen = await reported(values, spacing: .seconds(1), final: TransferProgress(completedBytes: total, totalBytes: total))
-        let percents = seen.compactMap { $0.fraction.map { Int($0 * 100) } }
+        let percents = seen.map { Int($0.completedBytes * 100 / total) }
         #expect(percents == Array(0...100))
     }
 
@@ -73,6 +73,45 @@ import Testing
         let values = (0..<50).map { TransferProgress(completedBytes: Int64($0), totalBytes: 100) }
         let seen = await reported(values, spacing: .zero, pacing: .unpaced)
         #expect(seen.count == 50)
+    }
+
+    @Test func aBodySentAgainIsReportedFromWhereItIs() async {
+        // A 307 sends the body again: its progress starts over instead of freezing at the first send's.
+        let first = (0...50).map { TransferProgress(completedBytes: Int64($0 * 10), totalBytes: 1_000) }
+        let second = (0...50).map { TransferProgress(completedBytes: Int64($0 * 10), totalBytes: 1_000) }
+        let seen = await reported(first + second, spacing: .seconds(1))
+        let sent: [Int64] = (0...50).map { Int64($0 * 10) }
+        #expect(seen.map(\.completedBytes) == sent + sent)
+    }
+
+    @Test func theStreamEndsAfterTheLastValueOfferedFromManyThreads() async {
+        // Engines' threads offer while the call ends: the end is yielded before the stream finishes.
+        for _ in 0..<50 {
+            let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self)
+            let reporter = ProgressReporter(pacing: .unpaced, continuation: continuation)
+            let total: Int64 = 4_000
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for index in 0..<1_000 {
+                    reporter.offer(TransferProgress(completedBytes: Int64(index * 4 + thread), totalBytes: total))
+                }
+            }
+            reporter.offer(TransferProgress(completedBytes: total, totalBytes: total), final: true)
+            reporter.finish()
+            reporter.offer(TransferProgress(completedBytes: 1, totalBytes: total))
+            var seen: [TransferProgress] = []
+            for await value in stream { seen.append(value) }
+            #expect(seen.last == TransferProgress(completedBytes: total, totalBytes: total))
+            #expect(seen.filter { $0.fraction == 1 }.count == 1)
+        }
+    }
+
+    @Test func aStepTooSmallToCountIsAnyAdvance() async {
+        let pacing = ProgressPacing(interval: .zero, step: .leastNonzeroMagnitude)
+        #expect(pacing.step == 0)
+        #expect(ProgressPacing(interval: .zero, step: .nan).step == 0)
+        #expect(ProgressPacing(interval: .zero, step: 7).step == 1)
+        let values = (0..<20).map { TransferProgress(completedBytes: Int64($0), totalBytes: 40) }
+        #expect(await reported(values, spacing: .zero, pacing: pacing).count == 20)
     }
 
     // MARK: Over the loopback server

@@ -27,6 +27,17 @@ import Requests
         #expect(echo.json == ["customer": "Zoë \"Z\" Ångström", "express": true, "id": 7, "items": ["日本", "🌎"]])
     }
 
+    @Test func aGETWithABodyIsRefusedWithTheFix() async throws {
+        let error = await #expect(throws: RequestError.self) {
+            try await session.request(try server().url("/anything"), body: JSONBody(["id": 7]))
+        }
+        #expect(error?.code == .encodingFailed)
+        #expect(error?.localizedDescription.contains("pass method: .post (or .put, .patch) with body:") == true, "\(String(describing: error))")
+        // An empty body is no body: a GET with one goes out.
+        let response = try await session.request(try server().url("/anything"), body: EmptyBody())
+        #expect(try response.validate().decode(Echo.self).method == "GET")
+    }
+
     @Test func formBodyArrivesParsed() async throws {
         let response = try await session.request(
             try server().url("/anything"), method: .put,

@@ -137,13 +137,19 @@ extension Session {
     ) -> Download {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
-            defer { continuation.finish() }
+            // The reporter ends the stream once its last value is out (the file's queue may be
+            // yielding one still).
+            var reporter: ProgressReporter?
+            defer {
+                if let reporter { reporter.finish() } else { continuation.finish() }
+            }
             let file = DownloadFile(destination: destination, resumable: resumable)
             let request = try build()
-            let reporter = ProgressReporter(pacing: request.options.progressPacing, continuation: continuation)
+            let made = ProgressReporter(pacing: request.options.progressPacing, continuation: continuation)
+            reporter = made
             return try await self.performDownload(request, into: file, timeout: timeout,
                                                   interceptors: interceptors, redirectPolicy: redirectPolicy,
-                                                  progress: reporter, mayRetryWithoutRange: true)
+                                                  progress: made, mayRetryWithoutRange: true)
         }
         return Download(progress: stream, destination: destination, task: task)
     }

@@ -17,7 +17,8 @@ import FoundationNetworking
 public final class Upload: Sendable {
     /// Progress values, from 0 bytes sent to all of them, paced by the call's
     /// ``RequestOptions/progressPacing`` (at most 10 a second and one per whole percent, unless
-    /// set): the first and the last (the body sent whole) reported once each. The sequence ends
+    /// set): the first, and the last once the response has arrived (the body's length, or what the
+    /// transport reported sent if more), reported once each. The sequence ends
     /// when the upload does; only the newest values are kept for a slow reader.
     public let progress: AsyncStream<TransferProgress>
     private let task: Task<Response, any Error>
@@ -137,11 +138,15 @@ extension Session {
         prepare: @escaping @Sendable (URL) throws -> (RequestBody, contentType: String?)
     ) -> Upload {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let options = options.map(self.options.merging) ?? self.options
+        let reporter = ProgressReporter(pacing: options.progressPacing, continuation: continuation)
         let task = Task {
-            defer { continuation.finish() }
+            // The reporter ends the stream once its last value is out (an engine's thread may be
+            // yielding one still).
+            defer { reporter.finish() }
             return try await self.performUpload(to: url, method: method, headers: headers,
                                                 timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy,
-                                                options: options, progress: continuation, prepare: prepare)
+                                                options: options, progress: reporter, prepare: prepare)
         }
         return Upload(progress: stream, task: task)
     }
@@ -153,8 +158,8 @@ extension Session {
         timeout: Duration?,
         interceptors: [any Interceptor],
         redirectPolicy: RedirectPolicy?,
-        options: RequestOptions?,
-        progress: AsyncStream<TransferProgress>.Continuation,
+        options: RequestOptions,
+        progress reporter: ProgressReporter,
         prepare: (URL) throws -> (RequestBody, contentType: String?)
     ) async throws -> Response {
         let resolved = try build(nil) { try url.asURL() }
@@ -163,7 +168,7 @@ extension Session {
         let request = try build((method, resolved)) { () throws -> OutgoingRequest in
             var request = OutgoingRequest(
                 url: resolved, method: method, headers: self.headers.overridden(by: headers ?? [:]),
-                options: options.map(self.options.merging) ?? self.options
+                options: options
             )
             let (prepared, contentType) = try prepare(file)
             request.body = prepared
@@ -174,7 +179,6 @@ extension Session {
         }
         try Task.checkCancellation()
         let total = request.body.length
-        let reporter = ProgressReporter(pacing: request.options.progressPacing, continuation: progress)
         reporter.offer(TransferProgress(completedBytes: 0, totalBytes: total))
         let sentSoFar = Guarded<Int64>(0)
         let report: @Sendable (Int64, Int64?) -> Void = { sent, expected in

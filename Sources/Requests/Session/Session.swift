@@ -198,8 +198,9 @@ public final class Session: Sendable {
     ///
     /// - Parameters:
     ///   - url: The URL; a relative one needs a modifier such as ``ServerEnvironment``.
-    ///   - method: The HTTP method; `GET` by default, as on every entry point: a body is usually
-    ///     sent with `method: .post` (or `.put`, `.patch`).
+    ///   - method: The HTTP method; `GET` by default, as on every entry point but `upload`: a body
+    ///     goes with `method: .post` (or `.put`, `.patch`); a `GET` or `HEAD` with a body that is
+    ///     not empty is refused, as URLSession refuses it on Apple platforms.
     ///   - body: The body.
     ///   - headers: Headers for this request.
     ///   - timeout: The timeout for the whole request, overriding the session's.
@@ -208,7 +209,8 @@ public final class Session: Sendable {
     ///   - options: Settings for this call (``RequestOptions``), over the session's ``options``.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``RequestError`` (``RequestError/Code/encodingFailed`` when the body cannot be
-    ///   encoded), or `CancellationError` when the calling task is cancelled.
+    ///   encoded, or is not empty on a `GET` or `HEAD`), or `CancellationError` when the calling
+    ///   task is cancelled.
     @discardableResult
     public func request(
         _ url: any URLConvertible,
@@ -220,8 +222,14 @@ public final class Session: Sendable {
         redirectPolicy: RedirectPolicy? = nil,
         options: RequestOptions? = nil
     ) async throws -> Response {
-        try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers, timeout: timeout,
-                          interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
+        if method == .get || method == .head, !body.isEmpty {
+            throw RequestError(
+                .encodingFailed, method: method, url: try? url.asURL(),
+                detail: "a \(method.rawValue) request has no body: pass method: .post (or .put, .patch) with body:"
+            )
+        }
+        return try await request(url, method: method, parameters: nil, encoding: BodyEncoding(body: body), headers: headers,
+                                 timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy, options: options)
     }
 
     /// Sends a request whose parameters are an `Encodable` value, written by `encoder`.

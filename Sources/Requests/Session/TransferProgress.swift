@@ -48,19 +48,20 @@ public struct TransferProgress: Sendable, Hashable {
 /// ```
 public struct ProgressPacing: Sendable, Hashable {
     /// The least time between two reported values.
-    public var interval: Duration
+    public let interval: Duration
     /// The least advance of ``TransferProgress/fraction`` between two reported values, from 0
     /// (any advance) to 1: 0.01 reports each whole percent at most once.
-    public var step: Double
+    public let step: Double
 
     /// Creates a pacing.
     ///
     /// - Parameters:
     ///   - interval: The least time between two reported values; zero or less for no limit.
-    ///   - step: The least advance of the fraction between two reported values, clamped to 0...1.
+    ///   - step: The least advance of the fraction between two reported values, clamped to 0...1;
+    ///     a step under 10⁻¹² (or not a number) counts as 0, any advance.
     public init(interval: Duration, step: Double) {
         self.interval = interval
-        self.step = step.isNaN ? 0 : min(1, max(0, step))
+        self.step = step.isNaN || step < 1e-12 ? 0 : min(1, step)
     }
 
     /// At most 10 values a second and one per whole percent: the default.
@@ -84,24 +85,32 @@ enum ProgressPacingOption: RequestOptionKey {
 
 // MARK: - ProgressReporter
 
-/// Paces one transfer's progress values into its stream: decides under a lock which values to
-/// report, and yields them after unlocking, in order, whichever thread offers them.
+/// Paces one transfer's progress values into its stream and ends the stream: decides under a
+/// lock which values to report, and yields them after unlocking, in order, whichever thread
+/// offers them; the stream ends after the last value decided on has been yielded.
 final class ProgressReporter: Sendable {
     private struct State {
         var pacing: ProgressPacing
         var lastReported: ContinuousClock.Instant?
-        /// The fraction's step of the last value reported (`Int.min` before any).
+        /// The fraction's step of the last value reported.
         var lastStep = Int.min
         var lastValue: TransferProgress?
         /// Values decided on and not yet yielded, oldest first.
         var queue: [TransferProgress] = []
         /// Whether a thread is yielding the queue (the others only add to it).
         var draining = false
-        var finished = false
+        /// The final value was offered: nothing more is reported.
+        var finalOffered = false
+        /// The stream is to end once the queue is yielded.
+        var closing = false
+        /// The stream was ended.
+        var closed = false
     }
 
     /// Invariant: `queue` holds, in order, values decided on and not yet yielded; exactly one
-    /// thread yields while `draining` is set; after `finished`, nothing more is queued.
+    /// thread yields (and, once `closing`, ends the stream) while `draining` is set; after
+    /// `finalOffered` or `closing`, nothing more is queued; `closed` is set once, by the thread
+    /// that ends the stream.
     private let state: Guarded<State>
     private let continuation: AsyncStream<TransferProgress>.Continuation
 
@@ -114,8 +123,8 @@ final class ProgressReporter: Sendable {
     /// which is always reported (once), and after which nothing more is.
     func offer(_ value: TransferProgress, final: Bool = false, now: ContinuousClock.Instant = .now) {
         let drains = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
-            state.finished = final
+            guard !state.finalOffered, !state.closing else { return false }
+            state.finalOffered = final
             guard Self.reports(value, final: final, now: now, state: state) else { return false }
             state.lastReported = now
             state.lastValue = value
@@ -125,30 +134,57 @@ final class ProgressReporter: Sendable {
             state.draining = true
             return true
         }
-        guard drains else { return }
-        while let next = state.withLock({ state -> TransferProgress? in
-            guard !state.queue.isEmpty else {
+        if drains { drain() }
+    }
+
+    /// Ends the stream once every value decided on is yielded: at once, or by the thread
+    /// yielding them. Values offered after it are dropped.
+    func finish() {
+        let drains = state.withLock { state -> Bool in
+            state.closing = true
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }
+        if drains { drain() }
+    }
+
+    /// Yields the queue, and ends the stream when it is closing; run by the one thread that set
+    /// `draining`.
+    private func drain() {
+        enum Step { case yield(TransferProgress), close, stop }
+        while true {
+            let step = state.withLock { state -> Step in
+                if !state.queue.isEmpty { return .yield(state.queue.removeFirst()) }
                 state.draining = false
-                return nil
+                guard state.closing, !state.closed else { return .stop }
+                state.closed = true
+                return .close
             }
-            return state.queue.removeFirst()
-        }) {
-            continuation.yield(next)
+            switch step {
+            case .yield(let value): continuation.yield(value)
+            case .close: continuation.finish(); return
+            case .stop: return
+            }
         }
     }
 
     private static func reports(_ value: TransferProgress, final: Bool, now: ContinuousClock.Instant, state: State) -> Bool {
         guard let last = state.lastReported, let lastValue = state.lastValue else { return true }
         if final { return value != lastValue }
+        guard now - last >= state.pacing.interval else { return false }
+        // A transfer that starts over (a body sent again after a 307) is reported from where it is.
+        if value.completedBytes < lastValue.completedBytes { return true }
         // A complete value waits for the final one, so that 1 is reported once.
-        guard value.completedBytes > lastValue.completedBytes, value.fraction != 1,
-              now - last >= state.pacing.interval else { return false }
+        guard value.completedBytes > lastValue.completedBytes, value.fraction != 1 else { return false }
         return value.fraction == nil || step(of: value, pacing: state.pacing) > state.lastStep
     }
 
     private static func step(of value: TransferProgress, pacing: ProgressPacing) -> Int {
         guard let fraction = value.fraction else { return Int.min }
         guard pacing.step > 0 else { return Int(clamping: value.completedBytes) }
-        return Int((fraction / pacing.step).rounded(.down))
+        // At most 10^12 steps (a smaller step counts as 0): the quotient fits an Int.
+        // (A hair over the quotient, so that 0.29 / 0.01 counts as 29, not 28.999….)
+        return Int((fraction / pacing.step + 1e-9).rounded(.down))
     }
 }
