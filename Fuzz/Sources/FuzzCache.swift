@@ -85,16 +85,29 @@ private func checkRules(_ headers: HTTPHeaders, status: Int, mode: UInt8) {
 }
 
 /// Runs async work to its end from the fuzzer's thread.
+///
+/// The waiting thread goes on only once the task has let go of everything it held: the
+/// semaphore is signalled when the task's closure (and the `Done` it captures) is released, not
+/// from inside its body. Signalled from the body, the fuzzer's leak check could run while the
+/// task still tore down what the work returned, and reported that as a leak (once in a CI run).
 private func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
     let box = FuzzResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
+    let semaphore = DispatchSemaphore(value: 0)
+    // Only the task's closure holds the `Done`.
+    Task { [done = Done(semaphore)] in
         box.value = await work()
-        done.signal()
+        withExtendedLifetime(done) {}
     }
-    done.wait()
+    semaphore.wait()
     guard let value = box.value else { fail("async work ended without a value") }
     return value
+}
+
+/// Signals its semaphore when released.
+private final class Done: Sendable {
+    let semaphore: DispatchSemaphore
+    init(_ semaphore: DispatchSemaphore) { self.semaphore = semaphore }
+    deinit { semaphore.signal() }
 }
 
 /// Hands a value from the task to the waiting thread; the semaphore orders the two.
