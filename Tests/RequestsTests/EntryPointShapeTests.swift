@@ -184,17 +184,22 @@ import Testing
         try sessionFiles().flatMap { declarations(in: $0.text) }
     }
 
-    /// The names of every `public func` (or `public nonisolated func`) in `text`.
-    static func publicMethodNames(in text: String) -> [String] {
-        var names: [String] = []
+    /// Each `public func` (or `public nonisolated func`) in `text`: the text from its name on.
+    static func publicMethods(in text: String) -> [Substring] {
+        var found: [Substring] = []
         var rest = Substring(text)
         while let range = rest.range(of: "public ") {
             rest = rest[range.upperBound...]
             if rest.hasPrefix("nonisolated ") { rest = rest.dropFirst("nonisolated ".count) }
             guard rest.hasPrefix("func ") else { continue }
-            names.append(String(rest.dropFirst("func ".count).prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+            found.append(rest.dropFirst("func ".count))
         }
-        return names
+        return found
+    }
+
+    /// The names of every `public func` in `text`.
+    static func publicMethodNames(in text: String) -> [String] {
+        publicMethods(in: text).map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }
     }
 
     static let names: Set<String> = ["request", "stream", "download", "upload", "events", "requestBlocking"]
@@ -203,12 +208,7 @@ import Testing
     /// top level.
     static func declarations(in text: String) -> [EntryPoint] {
         var result: [EntryPoint] = []
-        var rest = Substring(text)
-        while let range = rest.range(of: "public ") {
-            rest = rest[range.upperBound...]
-            if rest.hasPrefix("nonisolated ") { rest = rest.dropFirst("nonisolated ".count) }
-            guard rest.hasPrefix("func ") else { continue }
-            rest = rest.dropFirst("func ".count)
+        for rest in publicMethods(in: text) {
             let name = String(rest.prefix { $0.isLetter })
             guard names.contains(name), let open = rest.firstIndex(of: "(") else { continue }
             var depth = 0
