@@ -98,3 +98,27 @@ private func policy(maxAttempts: Int = 3) -> RetryPolicy {
         #expect(times[1] - times[0] >= 0.9 && times[1] - times[0] < 3 + 2 * slack, "waited \(times[1] - times[0]) s, slack \(slack) s")
     }
 }
+
+/// `RetryBudget` over the default engine: the loopback server counts what reaches it.
+@Suite struct RetryBudgetLoopbackTests {
+    /// 400 calls at 200 a second of the budget's time into an endpoint that answers only 503, with
+    /// 4 tries a call: 10% of the calls are retried (no floor), then the endpoint's origin answers
+    /// every call again at once.
+    @Test func anOutageReachesTheServer1Point1TimesPerCallThenEveryCallSucceeds() async throws {
+        let key = "outage-\(UUID().uuidString.prefix(8))"
+        let instant = Guarded(ContinuousClock.now)
+        let budget = RetryBudget(ratio: 0.1, minimumPerSecond: 0, now: { instant.withLock { $0 } })
+        let session = Session(interceptors: [budget, RetryPolicy(maxAttempts: 4, baseDelay: .zero, maxDelay: .zero)])
+        let calls = 400
+        for _ in 0..<calls {
+            #expect(try await session.request(try server().url("/flaky/\(key)/1000000")).statusCode == 503)
+            instant.withLock { $0 += .milliseconds(5) }
+        }
+        let reached = try await fetch(FlakyCount.self, "/flaky-count/\(key)").count
+        #expect(reached == calls + calls / 10, "\(reached) requests for \(calls) calls")
+        for _ in 0..<20 {
+            #expect(try await session.request(try server().url("/anything")).statusCode == 200)
+            instant.withLock { $0 += .milliseconds(5) }
+        }
+    }
+}

@@ -116,6 +116,26 @@ import Tracing
         #expect(cached.timings.trips.isEmpty)
     }
 
+    @Test func aRetryTheBudgetRefusesIsAnEventOfTheCallsSpan() async throws {
+        let listeners = Listeners()
+        let stub = StubTransport()
+        stub.on(.get, "/down", respond: .status(503))
+        let budget = RetryBudget(ratio: 0, minimumPerSecond: 0)
+        let session = Session(transport: stub, interceptors: [budget, RetryPolicy(maxAttempts: 3, baseDelay: .zero)], options: listeners.options)
+
+        let response = try await session.request("http://127.0.0.1:9/down")
+        #expect(response.statusCode == 503)
+        #expect(stub.requests.count == 1)
+        let call = try listeners.root()
+        #expect(call.eventNames == ["retry_budget.exhausted"])
+        #expect(call.events.first?.attributes.get("server.origin") == .string("http://127.0.0.1:9"))
+        guard case .string(let detail) = call.events.first?.attributes.get("resilience.detail") else {
+            Issue.record("no detail")
+            return
+        }
+        #expect(detail.hasPrefix("the retry budget of http://127.0.0.1:9 is spent: 0 retries for 1 call"))
+    }
+
     @Test func throttleWaitIsTimedAndAnEvent() async throws {
         let listeners = Listeners()
         let stub = StubTransport()

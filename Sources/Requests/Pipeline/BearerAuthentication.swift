@@ -16,7 +16,9 @@ import FoundationNetworking
 /// Refreshing is single-flight: however many requests are refused at the same time, the provider
 /// refreshes once and all of them are sent again with the new token. When the refresh fails, each
 /// of them fails with ``RequestError/Code/authenticationFailed`` saying why. A request that already
-/// has an `Authorization` header is sent as it is.
+/// has an `Authorization` header is sent as it is. Under a ``RetryBudget`` stage, the try with the
+/// new token is a retry: when the budget is spent, the 401 is returned without a refresh, its
+/// ``Response/failedAttempts`` saying so.
 public struct BearerAuthentication: Interceptor {
     /// Where the token may go.
     public let scope: CredentialScope
@@ -56,6 +58,14 @@ public struct BearerAuthentication: Interceptor {
         let response = try await next(copy request)
         guard response.statusCode == 401 else {
             return response
+        }
+        // The try with a fresh token is a retry: a spent budget keeps the 401 (and the refresh).
+        if let budget = request.options.retryBudget, let refusal = budget.withdraw(for: request) {
+            next.context.report(ResilienceEvent(.retryBudgetExhausted, origin: RetryBudget.key(request), detail: refusal), request: request)
+            var refused = response
+            refused.failedAttempts.append(FailedAttempt(number: next.context.attemptCount, reason: "status 401 (not retried: \(refusal))",
+                                                        statusCode: 401, duration: response.duration))
+            return refused
         }
         let fresh: String
         do {

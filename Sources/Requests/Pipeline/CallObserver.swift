@@ -32,6 +32,9 @@ protocol CallObserver: Sendable {
     /// The session's cache answered the call.
     func answeredFromCache(_ response: Response)
 
+    /// A stage that protects a server decided something for the call (a retry the budget refused).
+    func resilience(_ event: ResilienceEvent)
+
     /// The call returned this response.
     func ended(_ response: Response)
 

@@ -57,6 +57,15 @@ public protocol EventMonitor: Sendable {
     ///   - response: The response the cache made, with its current `Age`.
     ///   - attempt: The call's trips so far (number 0 when nothing went to the network).
     func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt)
+
+    /// A stage that protects a server decided something for this call: a ``RetryBudget``
+    /// refused a retry, say.
+    ///
+    /// - Parameters:
+    ///   - event: What was decided, for which origin, and why.
+    ///   - request: The request it concerns.
+    ///   - attempt: The call's trips so far.
+    func resilienceEvent(_ event: ResilienceEvent, request: OutgoingRequest, attempt: RequestAttempt)
 }
 
 extension EventMonitor {
@@ -97,6 +106,14 @@ extension EventMonitor {
     ///   - response: Unused.
     ///   - attempt: Unused.
     public func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {}
+
+    /// Does nothing.
+    ///
+    /// - Parameters:
+    ///   - event: Unused.
+    ///   - request: Unused.
+    ///   - attempt: Unused.
+    public func resilienceEvent(_ event: ResilienceEvent, request: OutgoingRequest, attempt: RequestAttempt) {}
 }
 
 // MARK: - MonitorGroup
@@ -123,5 +140,9 @@ struct MonitorGroup: EventMonitor {
 
     func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
         for monitor in monitors { monitor.requestWasAnsweredFromCache(response, attempt: attempt) }
+    }
+
+    func resilienceEvent(_ event: ResilienceEvent, request: OutgoingRequest, attempt: RequestAttempt) {
+        for monitor in monitors { monitor.resilienceEvent(event, request: request, attempt: attempt) }
     }
 }

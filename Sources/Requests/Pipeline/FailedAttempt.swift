@@ -32,6 +32,14 @@ public struct FailedAttempt: Sendable, CustomStringConvertible {
         self.duration = duration
     }
 
+    /// This record with why the try after it was not sent: `status 503 (not retried: …)`.
+    ///
+    /// - Parameter why: Why not, in words.
+    /// - Returns: The record with its reason extended.
+    func notRetried(_ why: String) -> FailedAttempt {
+        FailedAttempt(number: number, reason: reason + " (not retried: \(why))", statusCode: statusCode, error: error, duration: duration)
+    }
+
     /// `#2 status 503`.
     public var description: String {
         "#\(number) \(reason)"

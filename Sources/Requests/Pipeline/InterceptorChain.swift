@@ -356,6 +356,10 @@ struct CallMonitor: EventMonitor {
     func requestWasAnsweredFromCache(_ response: Response, attempt: RequestAttempt) {
         monitors.requestWasAnsweredFromCache(response, attempt: attempt)
     }
+
+    func resilienceEvent(_ event: ResilienceEvent, request: OutgoingRequest, attempt: RequestAttempt) {
+        monitors.resilienceEvent(event, request: request, attempt: attempt)
+    }
 }
 
 /// Stands in for the monitors of a session that has none.

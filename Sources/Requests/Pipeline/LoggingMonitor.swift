@@ -20,6 +20,7 @@ import FoundationNetworking
 /// ~ GET https://api.example.com/items: retry in 250.0 ms after status 503 (attempt 1)
 /// ! GET https://api.example.com/items failed after 3.02 s (attempt 3): Transport failed …
 /// = 200 GET https://api.example.com/items: 512 bytes from the cache (hit, age 42 s)
+/// x GET https://api.example.com/items: retry budget exhausted: the retry budget of https://api.example.com is spent: …
 /// ```
 ///
 /// The values of `Authorization`, `Proxy-Authorization` and `Cookie` are redacted unless
@@ -135,6 +136,16 @@ public struct LoggingMonitor: EventMonitor {
         // A stream's body is still to be read: its length is the stored one.
         let length = response.body == nil ? response.data.count : Int(response.headers.value(for: "Content-Length") ?? "") ?? 0
         write("= \(response.statusCode) \(Self.name(response.outgoingRequest)): \(length) bytes from the cache (\(status)\(age))")
+    }
+
+    /// Writes what a stage that protects a server decided.
+    ///
+    /// - Parameters:
+    ///   - event: The decision.
+    ///   - request: The request it concerns.
+    ///   - attempt: The call's trips so far.
+    public func resilienceEvent(_ event: ResilienceEvent, request: OutgoingRequest, attempt: RequestAttempt) {
+        write("x \(Self.name(request)): \(event) (attempt \(attempt.number))")
     }
 
     private static func name(_ request: OutgoingRequest) -> String {

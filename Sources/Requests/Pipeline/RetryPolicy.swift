@@ -20,6 +20,9 @@ import FoundationNetworking
 ///   `Idempotency-Key` header, which says the server can tell a repeat from a new request.
 /// - A cancelled call is never retried, and cancelling during a wait ends it at once. A wait that
 ///   would end after the call's timeout is not started: the last outcome is returned instead.
+/// - Under a ``RetryBudget`` stage (before this one), each retry is taken from the budget of the
+///   request's origin; one it refuses is not sent, and the last outcome is returned, its
+///   ``FailedAttempt`` saying so.
 /// - When the tries run out, the last response is returned (validate it to throw) or the last error
 ///   thrown; either carries ``FailedAttempt`` records, shown in the error's description.
 public struct RetryPolicy: Interceptor {
@@ -101,10 +104,13 @@ public struct RetryPolicy: Interceptor {
                 return try finished(outcome, failures: failures)
             }
             if let deadline = next.context.deadline, ContinuousClock.now + wait >= deadline {
-                failures[failures.count - 1] = FailedAttempt(
-                    number: number, reason: failure.reason + " (not retried: waiting \(wait) would pass the call's timeout)",
-                    statusCode: failure.statusCode, error: failure.error, duration: failure.duration
-                )
+                failures[failures.count - 1] = failure.notRetried("waiting \(wait) would pass the call's timeout")
+                return try finished(outcome, failures: failures)
+            }
+            // Asked last, so that a retry refused for another reason takes nothing from it.
+            if let budget = request.options.retryBudget, let refusal = budget.withdraw(for: request) {
+                failures[failures.count - 1] = failure.notRetried(refusal)
+                next.context.report(ResilienceEvent(.retryBudgetExhausted, origin: RetryBudget.key(request), detail: refusal), request: request)
                 return try finished(outcome, failures: failures)
             }
             let trip = RequestAttempt(callID: next.context.id, number: next.context.attemptCount, start: start, duration: failure.duration)

@@ -87,6 +87,16 @@ final class CallTrace: CallObserver {
         span?.addEvent(SpanEvent(name: "cache.answer", attributes: ["cache.status": .string(status.rawValue)]))
     }
 
+    func resilience(_ event: ResilienceEvent) {
+        let name = event.kind.telemetryName
+        span?.addEvent(SpanEvent(name: name, attributes: [
+            "server.origin": .string(event.origin), "resilience.detail": .string(event.detail),
+        ]))
+        if let factory = telemetry.metrics {
+            Counter(label: "http.client." + name, dimensions: [("server.origin", event.origin)], factory: factory).increment()
+        }
+    }
+
     func ended(_ response: Response) {
         guard let span else { return }
         span.updateAttributes { HTTPAttributes.response(response.head, into: &$0) }

@@ -31,6 +31,10 @@ struct RecordingMonitor: EventMonitor {
         record("retry \(attempt.number) \(reason)", attempt)
     }
 
+    func resilienceEvent(_ event: ResilienceEvent, request: OutgoingRequest, attempt: RequestAttempt) {
+        record("\(event.kind) \(attempt.number) \(event.origin)", attempt)
+    }
+
     private func record(_ line: String, _ attempt: RequestAttempt) {
         lines.withLock { $0.append(line) }
         attempts.withLock { $0.append(attempt) }

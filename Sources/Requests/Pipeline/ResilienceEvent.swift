@@ -1,0 +1,62 @@
+import Foundation
+
+// MARK: - ResilienceEvent
+
+/// Something a stage that protects a server decided for a call: a retry the ``RetryBudget``
+/// refused, for now.
+///
+/// Monitors hear it in ``EventMonitor/resilienceEvent(_:request:attempt:)``; ``LoggingMonitor``
+/// writes it as a line starting with `x`; under the `Tracing` trait it is an event of the call's
+/// span (`retry_budget.exhausted`, with `server.origin` and `resilience.detail`) and a count in the
+/// `http.client.retry_budget.exhausted` metric.
+public struct ResilienceEvent: Sendable, Hashable, CustomStringConvertible {
+    /// What happened. New kinds may be added; compare with the static values.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The kind's name, such as `retry budget exhausted`.
+        public let name: String
+        /// The name of the span event and metric, such as `retry_budget.exhausted`.
+        public let telemetryName: String
+
+        /// A retry was not sent because the ``RetryBudget`` of its origin was spent.
+        public static let retryBudgetExhausted = Kind(name: "retry budget exhausted", telemetryName: "retry_budget.exhausted")
+
+        /// The kind's name.
+        public var description: String { name }
+    }
+
+    /// What happened.
+    public let kind: Kind
+    /// The origin it concerns, such as `https://api.example.com`.
+    public let origin: String
+    /// The decision in words, such as why the budget is spent.
+    public let detail: String
+
+    /// Creates an event.
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - origin: The origin it concerns.
+    ///   - detail: The decision in words.
+    public init(_ kind: Kind, origin: String, detail: String) {
+        self.kind = kind
+        self.origin = origin
+        self.detail = detail
+    }
+
+    /// `retry budget exhausted: <detail>`.
+    public var description: String {
+        "\(kind): \(detail)"
+    }
+}
+
+extension RequestContext {
+    /// Tells the call's monitors what a stage decided.
+    ///
+    /// - Parameters:
+    ///   - event: The decision.
+    ///   - request: The request it concerns.
+    func report(_ event: ResilienceEvent, request: OutgoingRequest) {
+        monitor.resilienceEvent(event, request: request, attempt: RequestAttempt(callID: id, number: attemptCount, start: .now))
+        observer?.resilience(event)
+    }
+}
