@@ -225,6 +225,10 @@ extension RequestError {
         public static let fileFailed = Code("fileFailed", summary: "Could not write the download")
         /// The session was shut down (``Session/shutdown()``) before the call.
         public static let sessionShutDown = Code("sessionShutDown", summary: "The session is shut down")
+        /// A ``CircuitBreaker`` failed the call at once, without a request: its origin's circuit is
+        /// open (or half-open, with its one probe under way); ``RequestError/detail`` names the
+        /// origin, why the circuit opened and when it probes.
+        public static let circuitOpen = Code("circuitOpen", summary: "The circuit is open")
         /// A blocking call was made from inside Swift concurrency, where waiting could deadlock.
         public static let blockingCallInTask = Code("blockingCallInTask", summary: "Blocking call made inside a task")
     }

@@ -122,3 +122,24 @@ private func policy(maxAttempts: Int = 3) -> RetryPolicy {
         }
     }
 }
+
+/// `CircuitBreaker` over the default engine: the loopback server counts what reaches it.
+@Suite struct CircuitBreakerLoopbackTests {
+    /// `/flaky/<key>/3` answers 503 three times, then 200: the circuit opens after the third,
+    /// fails the fourth call without a request, and after its interval one probe closes it.
+    @Test func itOpensFailsFastProbesOnceAndCloses() async throws {
+        let key = "breaker-\(UUID().uuidString.prefix(8))"
+        let breaker = CircuitBreaker(opensAfter: .consecutiveFailures(3), probeAfter: .milliseconds(200))
+        let session = Session(interceptors: [breaker])
+        let url = try server().url("/flaky/\(key)/3")
+        for _ in 0..<3 { #expect(try await session.request(url).statusCode == 503) }
+        let error = await #expect(throws: RequestError.self) { try await session.request(url) }
+        #expect(error?.code == .circuitOpen)
+        #expect(error?.detail.hasPrefix("the circuit of http://127.0.0.1:\(try server().port) is open: 3 failures in a row (last: status 503)") == true)
+        #expect(try await fetch(FlakyCount.self, "/flaky-count/\(key)").count == 3)
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(try await session.request(url).statusCode == 200, "the probe")
+        #expect(try await session.request(url).statusCode == 200, "closed again")
+        #expect(try await fetch(FlakyCount.self, "/flaky-count/\(key)").count == 5)
+    }
+}

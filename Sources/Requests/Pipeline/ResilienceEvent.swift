@@ -3,12 +3,12 @@ import Foundation
 // MARK: - ResilienceEvent
 
 /// Something a stage that protects a server decided for a call: a retry the ``RetryBudget``
-/// refused, for now.
+/// refused, a circuit a ``CircuitBreaker`` opened, half-opened or closed.
 ///
 /// Monitors hear it in ``EventMonitor/resilienceEvent(_:request:attempt:)``; ``LoggingMonitor``
 /// writes it as a line starting with `x`; under the `Tracing` trait it is an event of the call's
-/// span (`retry_budget.exhausted`, with `server.origin` and `resilience.detail`) and a count in the
-/// `http.client.retry_budget.exhausted` metric.
+/// span (such as `retry_budget.exhausted`, with `server.origin` and `resilience.detail`) and a
+/// count in a metric of the same name under `http.client.` (`http.client.circuit.opened`).
 public struct ResilienceEvent: Sendable, Hashable, CustomStringConvertible {
     /// What happened. New kinds may be added; compare with the static values.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
@@ -19,6 +19,12 @@ public struct ResilienceEvent: Sendable, Hashable, CustomStringConvertible {
 
         /// A retry was not sent because the ``RetryBudget`` of its origin was spent.
         public static let retryBudgetExhausted = Kind(name: "retry budget exhausted", telemetryName: "retry_budget.exhausted")
+        /// A ``CircuitBreaker`` opened the circuit of an origin: calls to it fail at once.
+        public static let circuitOpened = Kind(name: "circuit opened", telemetryName: "circuit.opened")
+        /// A ``CircuitBreaker`` lets one probe call through to an origin whose circuit was open.
+        public static let circuitHalfOpen = Kind(name: "circuit half-open", telemetryName: "circuit.half_open")
+        /// A ``CircuitBreaker``'s probe succeeded: calls to the origin go through again.
+        public static let circuitClosed = Kind(name: "circuit closed", telemetryName: "circuit.closed")
 
         /// The kind's name.
         public var description: String { name }

@@ -109,51 +109,18 @@ public struct RetryBudget: Interceptor {
 
 // MARK: - RetryLedger
 
-/// Calls and retries per origin, counted in ten slices of the window: a count older than the
-/// window drops out slice by slice.
-///
-/// Invariant, under the lock: each origin's `slices[i]` holds the counts of the slice numbered
-/// `numbers[i]` (slice `n` is the time from `start + n × width` on); a slice whose number is
-/// older than the newest ten is stale and counts as zero.
+/// Calls and retries per origin, each origin's in a ``SlicedCounts`` (calls first, retries
+/// second) over the window. Invariant, under the lock: slice numbers only grow with the clock.
 final class RetryLedger: Sendable {
-    private static let sliceCount = 10
-
-    private struct Counts {
-        var numbers = [Int](repeating: -1, count: RetryLedger.sliceCount)
-        var calls = [Int](repeating: 0, count: RetryLedger.sliceCount)
-        var retries = [Int](repeating: 0, count: RetryLedger.sliceCount)
-
-        /// Makes `slice` the current one, clearing the slot it reuses.
-        mutating func move(to slice: Int) -> Int {
-            let index = slice % RetryLedger.sliceCount
-            if numbers[index] != slice {
-                numbers[index] = slice
-                calls[index] = 0
-                retries[index] = 0
-            }
-            return index
-        }
-
-        /// The counts of the slices still inside the window that ends in `slice`.
-        func totals(at slice: Int) -> (calls: Int, retries: Int) {
-            var totals = (calls: 0, retries: 0)
-            for index in 0..<RetryLedger.sliceCount where numbers[index] > slice - RetryLedger.sliceCount {
-                totals.calls += calls[index]
-                totals.retries += retries[index]
-            }
-            return totals
-        }
-    }
-
     private let start: ContinuousClock.Instant
     private let width: Double
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let origins = Guarded([String: Counts]())
+    private let origins = Guarded([String: SlicedCounts]())
 
     init(window: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.now = now
         self.start = now()
-        self.width = window.seconds / Double(Self.sliceCount)
+        self.width = window.seconds / Double(SlicedCounts.sliceCount)
     }
 
     private func slice() -> Int {
@@ -162,10 +129,7 @@ final class RetryLedger: Sendable {
 
     func recordCall(for key: String) {
         let slice = slice()
-        origins.withLock { origins in
-            let index = origins[key, default: Counts()].move(to: slice)
-            origins[key]?.calls[index] += 1
-        }
+        origins.withLock { $0[key, default: SlicedCounts()].add(at: slice, first: 1) }
     }
 
     /// Counts a retry while the window's retries stay under `ratio` of its calls plus `floor`;
@@ -173,10 +137,9 @@ final class RetryLedger: Sendable {
     func withdraw(for key: String, ratio: Double, floor: Double) -> (calls: Int, retries: Int)? {
         let slice = slice()
         return origins.withLock { origins -> (Int, Int)? in
-            let index = origins[key, default: Counts()].move(to: slice)
-            guard let totals = origins[key]?.totals(at: slice) else { return nil }
-            guard Double(totals.retries) < ratio * Double(totals.calls) + floor else { return totals }
-            origins[key]?.retries[index] += 1
+            let (calls, retries) = origins[key, default: SlicedCounts()].totals(at: slice)
+            guard Double(retries) < ratio * Double(calls) + floor else { return (calls, retries) }
+            origins[key, default: SlicedCounts()].add(at: slice, second: 1)
             return nil
         }
     }
