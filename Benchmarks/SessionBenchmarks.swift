@@ -115,7 +115,21 @@ struct SessionBenchmarks {
             }
             return []
         }
+        // A circuit opened by its first call (every outcome a failure, no probe for an hour): each
+        // call after it fails at once, without a request.
+        let breaker = CircuitBreaker(opensAfter: .consecutiveFailures(1), probeAfter: .seconds(3600), isFailure: { _ in true })
+        let open = Session(transport: transport, headers: ["Accept": "application/json"], modifiers: [environment], interceptors: [breaker])
+        _ = try? await open.request("items")
+        let refused: () async throws -> Void = {
+            do {
+                _ = try await open.request("items", parameters: parameters)
+                throw URLError(.unknown)  // the open circuit let a call through
+            } catch let error as RequestError where error.code == .circuitOpen {
+                consume(error)
+            }
+        }
         let first = try await measure.paired(async: { try await viaSession(bare) }, baseline: byHand)
+        let third = try await measure.paired(async: refused, baseline: { try await viaSession(bare) })
         let second = try await measure.paired(async: { try await viaSession(full) }, baseline: { try await viaSession(bare) })
         return [
             Row(group: "session", name: "in-memory request (own cost)", baselineName: "by hand (Foundation)",
@@ -124,6 +138,9 @@ struct SessionBenchmarks {
             Row(group: "session", name: "in-memory, throttle+retry+auth+log", baselineName: "bare session",
                 throughput: .operations, ours: second.ours, baseline: second.baseline, target: "≥ 0.87x",
                 pairedRatio: second.ratio),
+            Row(group: "session", name: "in-memory, circuit open", baselineName: "bare session",
+                throughput: .operations, ours: third.ours, baseline: third.baseline, target: "< 50 µs",
+                pairedRatio: third.ratio),
         ]
     }
 
