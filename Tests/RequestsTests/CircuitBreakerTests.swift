@@ -47,7 +47,8 @@ private final class Switchable: Sendable {
 
         // The probe: held by the server while a second call arrives, which fails at once.
         clock.advance(.seconds(3))
-        server.answer.withLock { $0 = StubResponse.status(200).delayed(by: .milliseconds(300)) }
+        // Long enough that a starved test still asks while the probe runs.
+        server.answer.withLock { $0 = StubResponse.status(200).delayed(by: .seconds(2)) }
         async let probe = session.request(url)
         while server.stub.requests.count < 4 { try await Task.sleep(for: .milliseconds(5)) }
         let during = await #expect(throws: RequestError.self) { try await session.request(url) }
