@@ -20,18 +20,12 @@ import FoundationNetworking
             for _ in 0..<3 { #expect(try await session.request(url).statusCode == 503) }
             let error = await #expect(throws: RequestError.self) { try await session.request(url) }
             #expect(error?.code == .circuitOpen)
-            #expect(try await count(transport, "/flaky-count/\(key)") == 3, "an open circuit sends nothing")
+            #expect(try await SessionPipelineTests.count(transport, "/flaky-count/\(key)") == 3, "an open circuit sends nothing")
             try await Task.sleep(for: .milliseconds(250))
             #expect(try await session.request(url).statusCode == 200, "the probe")
             #expect(try await session.request(url).statusCode == 200, "closed again")
-            #expect(try await count(transport, "/flaky-count/\(key)") == 5)
+            #expect(try await SessionPipelineTests.count(transport, "/flaky-count/\(key)") == 5)
         }
-    }
-
-    private func count(_ transport: AsyncHTTPClientTransport, _ path: String) async throws -> Int {
-        struct Count: Decodable { let count: Int }
-        let (_, data) = try await exchange(transport, OutgoingRequest(url: try server().url(path)))
-        return try JSONDecoder().decode(Count.self, from: data).count
     }
 }
 #endif

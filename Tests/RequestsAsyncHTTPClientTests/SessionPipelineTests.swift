@@ -23,7 +23,7 @@ import FoundationNetworking
             let response = try await session.request(try server().url("/flaky/\(key)/2"))
             #expect(response.statusCode == 200)
             #expect(response.failedAttempts.map(\.description) == ["#1 status 503", "#2 status 503"])
-            #expect(try await count(transport, "/flaky-count/\(key)") == 3)
+            #expect(try await Self.count(transport, "/flaky-count/\(key)") == 3)
         }
     }
 
@@ -37,7 +37,7 @@ import FoundationNetworking
             #expect(response.statusCode == 200)
             #expect(response.failedAttempts.map(\.description).first == "#1 connection lost",
                     "\(response.failedAttempts)")
-            #expect(try await count(transport, "/flaky-count/\(key)") == 2)
+            #expect(try await Self.count(transport, "/flaky-count/\(key)") == 2)
         }
     }
 
@@ -47,7 +47,7 @@ import FoundationNetworking
             let outcome = await capture { try await exchange(transport, OutgoingRequest(url: try server().url("/flaky/\(key)/1?close=1"))) }
             let error = try #require(outcome.failure, "the dropped request was answered: the engine sent it again")
             #expect(TransportError.kind(of: error) == .connectionLost, "\(error)")
-            #expect(try await count(transport, "/flaky-count/\(key)") == 1)
+            #expect(try await Self.count(transport, "/flaky-count/\(key)") == 1)
         }
     }
 
@@ -124,7 +124,7 @@ import FoundationNetworking
     }
 
     /// A server counter, read over the transport alone.
-    private func count(_ transport: AsyncHTTPClientTransport, _ path: String) async throws -> Int {
+    static func count(_ transport: AsyncHTTPClientTransport, _ path: String) async throws -> Int {
         struct Count: Decodable { let count: Int }
         let (_, data) = try await exchange(transport, OutgoingRequest(url: try server().url(path)))
         return try JSONDecoder().decode(Count.self, from: data).count

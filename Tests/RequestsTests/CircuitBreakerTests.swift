@@ -6,13 +6,6 @@ import Testing
 @testable import Requests
 import RequestsTesting
 
-/// A clock the test moves by hand.
-private final class BreakerClock: Sendable {
-    private let instant = Guarded(ContinuousClock.now)
-    var now: ContinuousClock.Instant { instant.withLock { $0 } }
-    func advance(_ by: Duration) { instant.withLock { $0 += by } }
-}
-
 /// A stub whose answer the test sets: a status, or a failure to connect.
 private final class Switchable: Sendable {
     let answer = Guarded<StubResponse>(.status(503))
@@ -25,7 +18,7 @@ private final class Switchable: Sendable {
 /// `CircuitBreaker`: closed, open, half-open with one probe, closed again; per origin.
 @Suite struct CircuitBreakerTests {
     @Test func itOpensAfterItsThresholdFailsCallsAtOnceProbesOnceAfterItsIntervalAndClosesAfterTheProbe() async throws {
-        let clock = BreakerClock()
+        let clock = HandClock()
         let server = Switchable()
         let monitor = RecordingMonitor()
         let breaker = CircuitBreaker(opensAfter: .consecutiveFailures(3), probeAfter: .seconds(5), now: { clock.now })
@@ -63,7 +56,7 @@ private final class Switchable: Sendable {
     }
 
     @Test func aFailedProbeOpensItAgainAndACancelledOneLetsTheNextCallProbe() async throws {
-        let clock = BreakerClock()
+        let clock = HandClock()
         let server = Switchable()
         let breaker = CircuitBreaker(opensAfter: .consecutiveFailures(1), probeAfter: .seconds(1), now: { clock.now })
         let session = Session(transport: server.stub, interceptors: [breaker])
@@ -111,7 +104,7 @@ private final class Switchable: Sendable {
     }
 
     @Test func transportFailuresCountAndARateOverAWindowOpensItOnlyPastItsMinimum() async throws {
-        let clock = BreakerClock()
+        let clock = HandClock()
         let server = Switchable()
         server.answer.withLock { $0 = .failure(.cannotConnect) }
         let breaker = CircuitBreaker(opensAfter: .failureRate(0.5, minimumCalls: 4, window: .seconds(10)), now: { clock.now })

@@ -6,13 +6,6 @@ import Testing
 @testable import Requests
 import RequestsTesting
 
-/// A clock the test moves by hand.
-private final class HandClock: Sendable {
-    private let instant = Guarded(ContinuousClock.now)
-    var now: ContinuousClock.Instant { instant.withLock { $0 } }
-    func advance(_ by: Duration) { instant.withLock { $0 += by } }
-}
-
 /// A policy that retries at once, up to `attempts` tries.
 private func immediateRetries(_ attempts: Int) -> RetryPolicy {
     RetryPolicy(maxAttempts: attempts, baseDelay: .zero, maxDelay: .zero)
