@@ -109,7 +109,7 @@ private final class CountingTokens: TokenProvider {
         let budget = RetryBudget(ratio: 0.5, minimumPerSecond: 0, now: { clock.now })
         let request = OutgoingRequest(url: URL(string: "https://api.example.com/")!)
         #expect(budget.withdraw(for: request) != nil, "no calls, no floor: nothing to retry")
-        for _ in 0..<4 { budget.ledger.recordCall(for: RetryBudget.key(request)) }
+        for _ in 0..<4 { budget.ledger.recordCall(for: request.originKey) }
         #expect(budget.withdraw(for: request) == nil)
         #expect(budget.withdraw(for: request) == nil)
         #expect(budget.withdraw(for: request)?.contains("2 retries for 4 calls in the last 10 seconds allow no more (50% of calls + 0 a second)") == true)

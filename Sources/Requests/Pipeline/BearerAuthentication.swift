@@ -60,8 +60,7 @@ public struct BearerAuthentication: Interceptor {
             return response
         }
         // The try with a fresh token is a retry: a spent budget keeps the 401 (and the refresh).
-        if let budget = request.options.retryBudget, let refusal = budget.withdraw(for: request) {
-            next.context.report(ResilienceEvent(.retryBudgetExhausted, origin: RetryBudget.key(request), detail: refusal), request: request)
+        if let refusal = request.options.retryBudget?.refusal(for: request, context: next.context) {
             var refused = response
             refused.failedAttempts.append(FailedAttempt(number: next.context.attemptCount, reason: "status 401 (not retried: \(refusal))",
                                                         statusCode: 401, duration: response.duration))

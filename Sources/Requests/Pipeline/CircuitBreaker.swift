@@ -94,15 +94,14 @@ public struct CircuitBreaker: Interceptor {
     /// - Throws: ``RequestError/Code/circuitOpen`` while the circuit is open; what the rest of the chain threw.
     public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
         guard request.options.usesCircuitBreaker else { return try await next(request) }
-        let key = RetryBudget.key(request)
+        let key = request.originKey
         let (admission, events) = board.admit(key)
-        report(events, key: key, request: request, next: next)
+        report(events, request: request, next: next)
         let probe: Bool
         switch admission {
         case .reject(let detail): throw RequestError(.circuitOpen, method: request.method, url: request.url, detail: detail)
         case .pass(let isProbe): probe = isProbe
         }
-        let method = request.method, url = request.url
         let outcome: Result<Response, any Error>
         do {
             outcome = .success(try await next(copy request))
@@ -112,11 +111,11 @@ public struct CircuitBreaker: Interceptor {
         let failed: Bool? = if case .failure(let error) = outcome, error is CancellationError || Task.isCancelled { nil } else { isFailure(outcome) }
         let reason = Self.reason(outcome)
         let changes = board.record(key, probe: probe, failed: failed, reason: reason)
-        report(changes, key: key, request: OutgoingRequest(url: url, method: method, options: request.options), next: next)
+        report(changes, request: request, next: next)
         return try outcome.get()
     }
 
-    private func report(_ events: [ResilienceEvent], key: String, request: OutgoingRequest, next: Next) {
+    private func report(_ events: [ResilienceEvent], request: borrowing OutgoingRequest, next: Next) {
         for event in events { next.context.report(event, request: request) }
     }
 
@@ -134,7 +133,7 @@ public struct CircuitBreaker: Interceptor {
     /// - Parameter request: A request to the origin.
     /// - Returns: The state's name.
     public func state(for request: OutgoingRequest) -> String {
-        board.state(RetryBudget.key(request))
+        board.state(request.originKey)
     }
 }
 

@@ -80,3 +80,12 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension OutgoingRequest {
+    /// The name under which the stages that keep state per origin (``Throttle``, ``RetryBudget``,
+    /// ``CircuitBreaker``) file a request: its origin, `https://api.example.com`, or the whole
+    /// URL when it has none.
+    var originKey: String {
+        target.origin?.description ?? url.absoluteString
+    }
+}

@@ -63,7 +63,7 @@ public struct RetryBudget: Interceptor {
     /// - Returns: The response of the rest of the chain.
     /// - Throws: What the rest of the chain threw.
     public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
-        ledger.recordCall(for: Self.key(request))
+        ledger.recordCall(for: request.originKey)
         request.options.retryBudget = self
         return try await next(request)
     }
@@ -76,7 +76,7 @@ public struct RetryBudget: Interceptor {
     /// - Parameter request: The request to send again.
     /// - Returns: `nil` when the retry may go; else why not, in words for an error or a log line.
     public func withdraw(for request: OutgoingRequest) -> String? {
-        let key = Self.key(request)
+        let key = request.originKey
         guard let (calls, retries) = ledger.withdraw(for: key, ratio: ratio, floor: minimumPerSecond * window.seconds) else {
             return nil
         }
@@ -90,12 +90,16 @@ public struct RetryBudget: Interceptor {
     /// - Parameter request: A request to the origin.
     /// - Returns: The counts.
     public func counts(for request: OutgoingRequest) -> (calls: Int, retries: Int) {
-        ledger.counts(for: Self.key(request))
+        ledger.counts(for: request.originKey)
     }
 
-    /// A request's origin as the ledger files it.
-    static func key(_ request: OutgoingRequest) -> String {
-        request.target.origin?.description ?? request.url.absoluteString
+    /// Takes one retry from the budget, or reports to the call's monitors and span why not.
+    ///
+    /// - Returns: `nil` when the retry may go; else why not.
+    func refusal(for request: OutgoingRequest, context: RequestContext) -> String? {
+        guard let refusal = withdraw(for: request) else { return nil }
+        context.report(ResilienceEvent(.retryBudgetExhausted, origin: request.originKey, detail: refusal), request: request)
+        return refusal
     }
 
     private static func percent(_ ratio: Double) -> String {

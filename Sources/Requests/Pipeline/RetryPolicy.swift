@@ -108,9 +108,8 @@ public struct RetryPolicy: Interceptor {
                 return try finished(outcome, failures: failures)
             }
             // Asked last, so that a retry refused for another reason takes nothing from it.
-            if let budget = request.options.retryBudget, let refusal = budget.withdraw(for: request) {
+            if let refusal = request.options.retryBudget?.refusal(for: request, context: next.context) {
                 failures[failures.count - 1] = failure.notRetried(refusal)
-                next.context.report(ResilienceEvent(.retryBudgetExhausted, origin: RetryBudget.key(request), detail: refusal), request: request)
                 return try finished(outcome, failures: failures)
             }
             let trip = RequestAttempt(callID: next.context.id, number: next.context.attemptCount, start: start, duration: failure.duration)

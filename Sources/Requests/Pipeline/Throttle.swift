@@ -45,7 +45,7 @@ public struct Throttle: Interceptor {
     /// - Returns: The response.
     /// - Throws: `CancellationError` when cancelled while waiting; what the rest of the chain threw.
     public func intercept(_ request: consuming OutgoingRequest, next: Next) async throws -> Response {
-        let host = perOrigin == nil ? nil : request.target.origin?.description ?? request.url.absoluteString
+        let host = perOrigin == nil ? nil : request.originKey
         let asked = ContinuousClock.now
         if try await slots.acquire(host: host, clock: next.chain.clock) {
             // The wait goes into the call's timings and span.
