@@ -125,7 +125,7 @@ let package = Package(
             path: "Benchmarks"
         ),
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
-        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "eventsource_routes.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
+        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "eventsource_routes.py", "sim_routes.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
         // Where the tests run: a trait that puts computing suites behind the timing-sensitive ones
         // and threads off the cooperative pool (it imports Testing, so no product links it).
         .target(name: "TestScheduling", path: "Tests/Scheduling"),

@@ -26,6 +26,8 @@ Endpoints:
   /flaky/<key>/<n>  the first n requests for key answer 503, body "flaky <key> attempt <i>"
                     (i from 1); later ones answer like /anything. ?status=<code> replaces
                     503; ?close=1 drops the connection instead of answering for those n
+  /sim/<key>?latency=<lo>-<hi>&stall=<p>&stall_for=<s>&fail=<p>&seed=<n>, /sim-count/<key>
+                    scripted latency, stalls and failures: see sim_routes.py
   /flaky-count/<key>
                     {"count": <requests seen so far on /flaky/<key>/...>}
   /retry-after/<key>/<seconds>
@@ -126,6 +128,7 @@ import os
 import zlib
 
 import eventsource_routes
+import sim_routes
 
 FIXED_JSON = {"slideshow": {"title": "Sample", "slides": [{"title": "One"}, {"title": "Two"}]}}
 
@@ -911,6 +914,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.drop_connection()
         elif head == "flaky" and len(parts) == 3 and arg2.isdigit():
             self.flaky(body, arg, int(arg2))
+        elif head == "sim" and len(parts) == 2:
+            sim_routes.handle(self, arg, urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query))
+        elif head == "sim-count" and len(parts) == 2:
+            sim_routes.reply_counts(self, arg)
         elif head == "flaky-count" and len(parts) == 2:
             with STATE_LOCK:
                 count = FLAKY_COUNTS.get(arg, 0)

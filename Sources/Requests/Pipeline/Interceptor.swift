@@ -64,3 +64,19 @@ public struct InterceptorNext: Sendable {
         try await chain.run(request, from: index)
     }
 }
+
+extension InterceptorNext {
+    /// Whether the call reads its body whole before the stages see the response.
+    var collectsBody: Bool { chain.mode == .collect }
+
+    /// The rest of the chain for one more trip running beside this one's (a hedge), with a clock
+    /// of its own on the call's deadline: one clock holds one wait at a time.
+    func sibling() -> InterceptorNext {
+        InterceptorNext(chain: chain.sibling(), index: index)
+    }
+
+    /// Ends the clock of a ``sibling()`` once its trip is over.
+    func endSibling() {
+        chain.clock.end()
+    }
+}

@@ -241,6 +241,13 @@ final class InterceptorChain: Sendable {
         )
     }
 
+    /// The same chain for one more trip beside the call's own (a hedge): the same stages, call
+    /// and monitors, and a clock of its own on the call's deadline, ended with ``InterceptorNext/endSibling()``.
+    func sibling() -> InterceptorChain {
+        InterceptorChain(stages: stages, transport: transport, context: context, monitors: monitors, clock: clock.sibling(),
+                         mode: mode, progress: progress, isShutDown: isShutDown)
+    }
+
     private var isLive: Bool {
         !context.attempts.withLock { $0.finished }
     }

@@ -2,8 +2,9 @@ import Foundation
 
 // MARK: - ResilienceEvent
 
-/// Something a stage that protects a server decided for a call: a retry the ``RetryBudget``
-/// refused, a circuit a ``CircuitBreaker`` opened, half-opened or closed.
+/// Something a stage that protects a server or a call decided: a retry the ``RetryBudget``
+/// refused, a circuit a ``CircuitBreaker`` opened, half-opened or closed, a hedge ``Hedging``
+/// sent or that won.
 ///
 /// Monitors hear it in ``EventMonitor/resilienceEvent(_:request:attempt:)``; ``LoggingMonitor``
 /// writes it as a line starting with `x`; under the `Tracing` trait it is an event of the call's
@@ -25,6 +26,10 @@ public struct ResilienceEvent: Sendable, Hashable, CustomStringConvertible {
         public static let circuitHalfOpen = Kind(name: "circuit half-open", telemetryName: "circuit.half_open")
         /// A ``CircuitBreaker``'s probe succeeded: calls to the origin go through again.
         public static let circuitClosed = Kind(name: "circuit closed", telemetryName: "circuit.closed")
+        /// A ``Hedging`` stage sent one more trip of a call that had no answer after its delay.
+        public static let hedgeSent = Kind(name: "hedge sent", telemetryName: "hedge.sent")
+        /// A hedge, not the call's first trip, gave the answer; the other trips were cancelled.
+        public static let hedgeWon = Kind(name: "hedge won", telemetryName: "hedge.won")
 
         /// The kind's name.
         public var description: String { name }

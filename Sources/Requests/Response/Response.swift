@@ -34,6 +34,9 @@ public struct Response: Sendable {
     /// The tries before this response that failed, and this one if it was also retryable, when a
     /// ``RetryPolicy`` sent the request more than once; empty otherwise.
     public internal(set) var failedAttempts: [FailedAttempt] = []
+    /// Which trip answered, when a ``Hedging`` stage sent the call more than once at a time: 1
+    /// for the first, 2 for the first hedge, …; `nil` when the call was not hedged.
+    public internal(set) var winningAttempt: Int?
     /// The URLs that answered with a redirect the ``RedirectPolicy`` followed, in order; the request
     /// of this response went to the last one's `Location`. Empty without redirects.
     public internal(set) var redirects: [URL] = []

@@ -99,7 +99,10 @@ final class CallTrace: CallObserver {
 
     func ended(_ response: Response) {
         guard let span else { return }
-        span.updateAttributes { HTTPAttributes.response(response.head, into: &$0) }
+        span.updateAttributes { attributes in
+            HTTPAttributes.response(response.head, into: &attributes)
+            if let attempt = response.winningAttempt { attributes.set("requests.hedge.winning_attempt", value: .int64(Int64(attempt))) }
+        }
         if response.statusCode >= 400 {
             span.setStatus(SpanStatus(code: .error))
         }

@@ -143,9 +143,19 @@ final class CallClock: ClockAlarm {
     ///   - timeout: The call's deadline from now, or `nil` for none.
     ///   - idleLimit: The idle limit of each wait, or `nil` for none.
     ///   - clock: Where the alarm is kept.
-    init(timeout: Duration?, idleLimit: Duration?, clock: TimeoutClock = .shared) {
+    convenience init(timeout: Duration?, idleLimit: Duration?, clock: TimeoutClock = .shared) {
+        self.init(timeout: timeout, deadline: timeout.map { ContinuousClock.now + $0 }, idleLimit: idleLimit, clock: clock)
+    }
+
+    /// A clock for one more trip of a call already under way (a hedge): the call's deadline,
+    /// the same idle limit, and a wait of its own.
+    func sibling() -> CallClock {
+        CallClock(timeout: timeout, deadline: deadline, idleLimit: idleLimit, clock: clock)
+    }
+
+    private init(timeout: Duration?, deadline: ContinuousClock.Instant?, idleLimit: Duration?, clock: TimeoutClock) {
         self.timeout = timeout
-        self.deadline = timeout.map { ContinuousClock.now + $0 }
+        self.deadline = deadline
         // An idle limit no shorter than the deadline could never pass first.
         self.idleLimit = if let timeout, let idleLimit, idleLimit >= timeout { nil } else { idleLimit }
         self.clock = clock
