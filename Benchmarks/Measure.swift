@@ -173,6 +173,9 @@ struct Row {
     var extraMemory: Int?
     /// The size of what one call of ours produces, for a target on ``extraMemory``.
     var outputBytes: Int?
+    /// Named measurements a target can name (`load ≤ 1.2x`, `recovery < 1 s`): `load` in requests
+    /// per call, `recovery` in seconds. `baseline <name>` is the baseline's, shown beside ours.
+    var figures: [String: Double] = [:]
 
     var ratio: Double? { pairedRatio ?? baseline.map { $0 / ours } }
 }

@@ -21,6 +21,7 @@ enum Report {
             entry["peakMemoryBytes"] = row.peakMemory
             entry["extraMemoryBytes"] = row.extraMemory
             entry["outputBytes"] = row.outputBytes
+            entry["figures"] = row.figures.isEmpty ? nil : row.figures
             switch row.throughput {
             case .bytes(let bytes) where bytes > 0: entry["megabytesPerSecond"] = Double(bytes) / row.ours * 1e3
             case .operations: entry["operationsPerSecond"] = 1e9 / row.ours

@@ -44,6 +44,7 @@ struct SessionBenchmarks {
             rows.append(try await loopback(inFlight: 16))
             rows.append(try await loopback(inFlight: 64))
         }
+        rows += try await ResilienceBenchmarks(quick: quick).run(wanted: wanted)
         // Before the encoders' large rows, while the heap is small: the row reports the process's
         // peak memory. After the session rows: the gigabyte it moves slows whatever runs next.
         if wanted("upload multipart") {

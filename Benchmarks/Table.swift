@@ -3,7 +3,8 @@ import Foundation
 // MARK: - Targets
 
 extension Row {
-    /// One of the row's targets (`≥ 5x`, `< 20 µs`, `peak < 64 MiB`, `extra ≤ 2x output`), whether
+    /// One of the row's targets (`≥ 5x`, `< 20 µs`, `peak < 64 MiB`, `extra ≤ 2x output`, a named
+    /// figure such as `load ≤ 1.2x` or `recovery < 1 s`), whether
     /// it was met, and what was measured, in the target's own unit.
     struct Outcome {
         let target: String
@@ -44,6 +45,19 @@ extension Row {
             }
             let times = Double(extraMemory) / Double(outputBytes)
             return Outcome(target: target, met: times <= goal, measured: String(format: "%.1fx", times), inRatioColumn: false)
+        case 3 where ["≤", "<"].contains(words[1]) && words[2].hasSuffix("x"),
+             4 where ["≤", "<"].contains(words[1]) && words[3] == "s":
+            // `load ≤ 1.2x`, `recovery < 1 s`: one of the row's named figures.
+            let name = String(words[0])
+            guard let goal = number(words[2]), let value = figures[name] else {
+                return Outcome(target: target, met: nil, measured: nil, inRatioColumn: false)
+            }
+            let met = words[1] == "≤" ? value <= goal : value < goal
+            func shown(_ value: Double) -> String {
+                words.count == 3 ? String(format: "%.2fx", value) : String(format: "%.2f s", value)
+            }
+            let measured = shown(value) + (figures["baseline \(name)"].map { " (baseline \(shown($0)))" } ?? "")
+            return Outcome(target: target, met: met, measured: measured, inRatioColumn: false)
         default:
             return Outcome(target: target, met: nil, measured: nil, inRatioColumn: false)
         }

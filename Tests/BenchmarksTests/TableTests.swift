@@ -44,6 +44,21 @@ import Testing
         #expect(huge.map { lines[$0].hasSuffix("peak < 64 MiB ✗") && lines[$0 + 1].hasSuffix("  12345.6 MiB") } == true)
     }
 
+    @Test func aNamedFigureIsCheckedAndShownBesideTheBaselines() {
+        var outage = Row(group: "resilience", name: "outage 30 s at 200 calls/s, budget", baselineName: "RetryPolicy alone",
+                         throughput: .none, ours: 9_000_000, baseline: 23_000_000, target: "load ≤ 1.2x, recovery < 1 s")
+        outage.figures = ["load": 1.16, "baseline load": 4, "recovery": 0]
+        #expect(outage.outcomes.map(\.met) == [true, true])
+        #expect(outage.outcomes.map(\.measured) == ["1.16x (baseline 4.00x)", "0.00 s"])
+        outage.figures["load"] = 1.25
+        #expect(outage.targetMet == false)
+        let lines = Table.lines([outage])
+        #expect(lines.contains("  resilience: outage 30 s at 200 calls/s, budget: 1.25x (baseline 4.00x) against load ≤ 1.2x"))
+        // A figure the row does not have is a target this reading does not know.
+        outage.figures = [:]
+        #expect(outage.targetMet == nil)
+    }
+
     @Test func theLegendComesFirst() {
         let lines = Table.lines(Self.rows)
         #expect(lines.first?.hasPrefix("Each row times one operation") == true)

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import Requests
+@_spi(Simulation) @testable import Requests
 import RequestsTesting
 
 /// A policy that retries at once, up to `attempts` tries.

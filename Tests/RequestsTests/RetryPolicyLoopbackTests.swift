@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import Requests
+@_spi(Simulation) @testable import Requests
 
 /// What `/flaky-count/<key>` and `/retry-after-times/<key>` answer.
 private struct FlakyCount: Decodable { let count: Int }

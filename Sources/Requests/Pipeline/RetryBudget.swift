@@ -46,8 +46,16 @@ public struct RetryBudget: Interceptor {
         self.init(ratio: ratio, minimumPerSecond: minimumPerSecond, window: window, now: { .now })
     }
 
-    /// A budget whose time is `now`'s: tests move it by hand.
-    init(ratio: Double = 0.1, minimumPerSecond: Double = 10, window: Duration = .seconds(10),
+    /// A budget whose time is `now`'s: tests and the Benchmarks' simulation move it by hand, so
+    /// that 30 s of an outage run in the time its calls take.
+    ///
+    /// - Parameters:
+    ///   - ratio: The share of calls that may be retried.
+    ///   - minimumPerSecond: Retries allowed each second whatever the traffic.
+    ///   - window: How far back calls and retries count.
+    ///   - now: The budget's clock.
+    @_spi(Simulation)
+    public init(ratio: Double = 0.1, minimumPerSecond: Double = 10, window: Duration = .seconds(10),
          now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.ratio = ratio.isFinite ? max(0, ratio) : 0
         self.minimumPerSecond = minimumPerSecond.isFinite ? max(0, minimumPerSecond) : 0
