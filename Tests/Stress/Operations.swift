@@ -10,11 +10,12 @@ import RequestsTesting
 
 /// One kind of call the stress run makes: every shape the pipeline has (whole bodies, streams
 /// left early or dropped unread, downloads, uploads, redirects, retries, timeouts, a bearer
-/// refresh, the cache with identical requests at once), against servers that answer, stall,
+/// refresh, the cache with identical requests at once, the resilience stages: hedged trips raced
+/// and cancelled, retries under a budget, circuits that open and probe), against servers that answer, stall,
 /// drip, reset and close mid-body.
 enum Operation: String, CaseIterable, Sendable {
     case query, json, bytes, redirects, retry, callTimeout, idleStall, streamLeft, streamDropped, streamWhole,
-         lines, events, download, upload, uploadStream, hostile, bearer, cachedBurst, throttled
+         lines, events, download, upload, uploadStream, hostile, bearer, cachedBurst, throttled, resilient
 
     /// Runs the operation once. Its errors are expected (timeouts, resets, cancellation): what a
     /// stress run looks for is that the call ends.
@@ -103,6 +104,18 @@ enum Operation: String, CaseIterable, Sendable {
             }
         case .throttled:
             _ = try await target.throttledSession.request(base + "/delay/0.01")
+        case .resilient:
+            // Slow answers hedged (up to 3 trips raced, the losers cancelled), flaky ones retried
+            // under the budget, and failures in a row that open the origin's circuit (the hostile
+            // server is an origin of its own) until a probe closes it.
+            let session = target.resilientSession
+            switch random.next(upTo: 4) {
+            case 0, 1: _ = try await session.request(base + "/delay/0.0\(random.next(upTo: 4))")
+            case 2: _ = try await session.request(base + "/flaky/\(target.unique())/\(random.next(upTo: 3))")
+            default:
+                let path = ["/reset-in-head", "/reset-in-body", "/ok"][random.next(upTo: 3)]
+                _ = try await session.request(target.hostile + path, timeout: .seconds(5))
+            }
         }
     }
 }

@@ -22,6 +22,9 @@ final class Target: Sendable {
     let bearerSession: Session
     let cachedSession: Session
     let throttledSession: Session
+    /// A session with the three resilience stages: a retry budget, retries, a circuit breaker
+    /// (8 failures in a row, a probe after 50 ms) and hedging after a fixed 5 ms for every call.
+    let resilientSession: Session
     let base: String
     let hostile: String
     let stubBase: String
@@ -51,6 +54,13 @@ final class Target: Sendable {
         cachedSession = Session(transport: transport, idleTimeout: .seconds(10), cache: HTTPCache(), options: options)
         throttledSession = Session(transport: transport, idleTimeout: .seconds(10),
                                    interceptors: [Throttle(maxConcurrent: 3)], options: options)
+        let resilience: [any Interceptor] = [
+            RetryBudget(),
+            RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20)),
+            CircuitBreaker(opensAfter: .consecutiveFailures(8), probeAfter: .milliseconds(50)),
+            Hedging(after: .fixed(.milliseconds(5)), maxAttempts: 3, maxShare: 1),
+        ]
+        resilientSession = Session(transport: transport, idleTimeout: .seconds(10), interceptors: resilience, options: options)
     }
 
     /// Drops what the stub and the recorder keep of the exchanges so far.
@@ -73,7 +83,7 @@ final class Target: Sendable {
     }
 
     func shutdown() async {
-        for session in [session, idleSession, bearerSession, cachedSession, throttledSession] {
+        for session in [session, idleSession, bearerSession, cachedSession, throttledSession, resilientSession] {
             try? await session.shutdown()
         }
     }
