@@ -136,6 +136,32 @@ import Tracing
         #expect(detail.hasPrefix("the retry budget of http://127.0.0.1:9 is spent: 0 retries for 1 call"))
     }
 
+    @Test func aHedgeIsAnEventOfTheCallsSpanWhichNamesTheWinningAttemptAndIsCounted() async throws {
+        let listeners = Listeners()
+        let stub = StubTransport()
+        // The first trip stalls; the hedge sent after 20 ms answers at once.
+        stub.on(.get, "/tail", respond: StubResponse.text("stalled").delayed(by: .seconds(30)), .text("hedge"))
+        let hedging = Hedging(after: .fixed(.milliseconds(20)))
+        let session = Session(transport: stub, interceptors: [hedging], options: listeners.options)
+
+        let response = try await session.request("https://api.example/tail")
+        #expect(response.text == "hedge")
+        #expect(response.winningAttempt == 2)
+        let call = try listeners.root()
+        #expect(call.eventNames == ["hedge.sent", "hedge.won"])
+        #expect(call.events.first?.attributes.get("server.origin") == .string("https://api.example"))
+        #expect(call.text("requests.hedge.winning_attempt") == "2")
+        #expect(call.text("http.response.status_code") == "200")
+        // A span per trip: the stalled one cancelled, the hedge answered.
+        let trips = listeners.children(of: call)
+        #expect(trips.count == 2)
+        #expect(Set(trips.map { $0.text("http.response.status_code") ?? "none" }) == ["200", "none"])
+        for name in ["http.client.hedge.sent", "http.client.hedge.won"] {
+            let counter = try listeners.metrics.expectCounter(name, [("server.origin", "https://api.example")])
+            #expect(counter.totalValue == 1, "\(name)")
+        }
+    }
+
     @Test func throttleWaitIsTimedAndAnEvent() async throws {
         let listeners = Listeners()
         let stub = StubTransport()
