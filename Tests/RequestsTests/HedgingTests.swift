@@ -5,24 +5,64 @@ import FoundationNetworking
 import Testing
 @testable import Requests
 
-/// A transport that answers each trip after the wait its script gives for the trip's number (a
-/// status, 200 by default), and records which trips were cancelled while they waited.
+/// What a scripted trip does: answer `status` after `wait`, or sooner, once `gate` opens.
+private struct Step: Sendable {
+    /// Another trip's progress a trip can wait for, so that which trip answers first does not
+    /// depend on a loaded machine's timing.
+    enum Gate: Sendable {
+        /// Trip `n` has reached the transport.
+        case started(Int)
+        /// Trip `n` has answered or failed.
+        case ended(Int)
+    }
+
+    var wait: Duration
+    var status = 200
+    var gate: Gate?
+
+    static func answer(_ status: Int = 200, after wait: Duration) -> Step { Step(wait: wait, status: status) }
+    static func answer(_ status: Int = 200, once gate: Gate) -> Step { Step(wait: .seconds(30), status: status, gate: gate) }
+}
+
+/// A transport that runs each trip's step from its script (given the trip's number from 1 and
+/// the URL), and records which trips were cancelled while they waited and which ended.
 private final class ScriptedTrips: Sendable {
     let cancelled = Guarded<[Int]>([])
+    let ended = Guarded<Set<Int>>([])
     let transport: ClosureTransport
 
-    init(_ script: @escaping @Sendable (_ trip: Int) -> (wait: Duration, status: Int)) {
+    init(_ script: @escaping @Sendable (_ trip: Int, _ url: URL) -> Step) {
         let cancelled = self.cancelled
+        let ended = self.ended
+        let started = Guarded(0)
         transport = ClosureTransport { request, trip in
-            let (wait, status) = script(trip)
+            started.withLock { $0 = max($0, trip) }
+            defer { ended.withLock { _ = $0.insert(trip) } }
+            let step = script(trip, request.url)
+            func open() -> Bool {
+                switch step.gate {
+                case nil: false
+                case .started(let other): started.withLock { $0 >= other }
+                case .ended(let other): ended.withLock { $0.contains(other) }
+                }
+            }
             do {
-                try await request.handle.sleep(for: wait)
+                let end = ContinuousClock.now + step.wait
+                if step.gate == nil {
+                    try await request.handle.sleep(for: step.wait)
+                } else {
+                    while !open(), ContinuousClock.now < end { try await request.handle.sleep(for: .milliseconds(2)) }
+                }
             } catch {
                 cancelled.withLock { $0.append(trip) }
                 throw error
             }
-            return (ResponseHead(statusCode: status, url: request.url), ResponseBody(Data("trip \(trip)".utf8)))
+            return (ResponseHead(statusCode: step.status, url: request.url), ResponseBody(Data("trip \(trip)".utf8)))
         }
+    }
+
+    convenience init(_ script: @escaping @Sendable (_ trip: Int) -> Step) {
+        self.init { trip, _ in script(trip) }
     }
 
     var trips: Int { transport.trips }
@@ -35,7 +75,7 @@ private final class ScriptedTrips: Sendable {
     private let url = "https://api.example.com/items"
 
     @Test func aStalledTripIsHedgedAfterTheDelayTheHedgeWinsAndTheStalledTripIsCancelled() async throws {
-        let server = ScriptedTrips { $0 == 1 ? (.seconds(30), 200) : (.zero, 200) }
+        let server = ScriptedTrips { $0 == 1 ? .answer(after: .seconds(30)) : .answer(after: .zero) }
         let monitor = RecordingMonitor()
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(50)))], monitors: [monitor])
         let start = ContinuousClock.now
@@ -49,7 +89,7 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func anAnswerBeforeTheDelaySendsNothingMore() async throws {
-        let server = ScriptedTrips { _ in (.zero, 200) }
+        let server = ScriptedTrips { _ in .answer(after: .zero) }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.seconds(5)))])
         for _ in 0..<5 {
             #expect(try await session.request(url).winningAttempt == nil)
@@ -58,7 +98,7 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func theFirstTripWinsWhenItAnswersFirstAndTheHedgeIsCancelled() async throws {
-        let server = ScriptedTrips { $0 == 1 ? (.milliseconds(300), 200) : (.seconds(30), 200) }
+        let server = ScriptedTrips { $0 == 1 ? .answer(once: .started(2)) : .answer(after: .seconds(30)) }
         let monitor = RecordingMonitor()
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(20)))], monitors: [monitor])
         let response = try await session.request(url)
@@ -70,14 +110,14 @@ private final class ScriptedTrips: Sendable {
 
     @Test func anUnacceptableAnswerWaitsForTheOtherTripAndTheLastOutcomeEndsACallThatNoTripAnswered() async throws {
         // The hedge's 503 comes first; the first trip's 200 is the answer.
-        let server = ScriptedTrips { $0 == 1 ? (.milliseconds(300), 200) : (.zero, 503) }
+        let server = ScriptedTrips { $0 == 1 ? .answer(once: .ended(2)) : .answer(503, after: .zero) }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(20)))])
         let response = try await session.request(url)
         #expect(response.statusCode == 200)
         #expect(response.winningAttempt == 1)
 
         // Both answer 503: the last is the call's.
-        let failing = ScriptedTrips { $0 == 1 ? (.milliseconds(300), 503) : (.zero, 503) }
+        let failing = ScriptedTrips { $0 == 1 ? .answer(503, once: .ended(2)) : .answer(503, after: .zero) }
         let other = Session(transport: failing.transport, interceptors: [Hedging(after: .fixed(.milliseconds(20)))])
         let last = try await other.request(url)
         #expect(last.statusCode == 503)
@@ -94,17 +134,22 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func onlyCallsThatMayBeSentTwiceWithABodyThatCanBeReadAgainAreHedged() async throws {
-        let server = ScriptedTrips { _ in (.milliseconds(200), 200) }
+        // A call meant to go once answers after 200 ms, twenty delays (time for a wrong hedge);
+        // the first trip of a call meant to be hedged answers once the hedge has started.
+        let server = ScriptedTrips { trip, url in
+            url.query == "once" ? .answer(after: .milliseconds(200)) : .answer(once: .started(trip + 1))
+        }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(10)), maxShare: 1)])
-        try await session.request(url, method: .post, body: JSONBody(["a": 1]))
+        let once = url + "?once"
+        try await session.request(once, method: .post, body: JSONBody(["a": 1]))
         #expect(server.trips == 1, "POST")
         try await session.request(url, method: .post, body: JSONBody(["a": 1]), headers: ["Idempotency-Key": "k1"])
         #expect(server.trips == 3, "POST with an Idempotency-Key")
-        var once = RequestOptions()
-        once.hedges = false
-        try await session.request(url, options: once)
+        var off = RequestOptions()
+        off.hedges = false
+        try await session.request(once, options: off)
         #expect(server.trips == 4, "options.hedges off")
-        let stream = try await session.stream(url)
+        let stream = try await session.stream(once)
         for try await _ in stream.body {}
         #expect(server.trips == 5, "a stream goes once")
         try await session.request(url)
@@ -112,16 +157,19 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func atMostMaxShareOfTheCallsAreHedged() async throws {
-        let server = ScriptedTrips { _ in (.milliseconds(60), 200) }
+        // The calls meant to be hedged (the 1st and the 11th) answer once their hedge started.
+        let server = ScriptedTrips { trip, url in
+            ["call=0", "call=10"].contains(url.query) ? .answer(once: .started(trip + 1)) : .answer(after: .milliseconds(60))
+        }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(5)), maxShare: 0.1)])
-        for _ in 0..<20 { try await session.request(url) }
+        for call in 0..<20 { try await session.request(url + "?call=\(call)") }
         // Hedges stay under a tenth of the calls: the 1st call and the 11th.
         #expect(server.trips == 22)
     }
 
     @Test func hedgesDrawOnTheRetryBudget() async throws {
-        let server = ScriptedTrips { _ in (.milliseconds(60), 200) }
-        let budget = RetryBudget(ratio: 0, minimumPerSecond: 0)
+        let server = ScriptedTrips { _ in .answer(after: .milliseconds(60)) }
+        let budget = RetryBudget(ratio: 0, minimumPerSecond: 0, window: .seconds(3600))
         let session = Session(transport: server.transport, interceptors: [budget, Hedging(after: .fixed(.milliseconds(5)), maxShare: 1)])
         for _ in 0..<5 { try await session.request(url) }
         #expect(server.trips == 5)
@@ -129,7 +177,7 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func upToMaxAttemptsTripsGoOneDelayApart() async throws {
-        let server = ScriptedTrips { $0 < 3 ? (.seconds(30), 200) : (.zero, 200) }
+        let server = ScriptedTrips { $0 < 3 ? .answer(after: .seconds(30)) : .answer(after: .zero) }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(20)), maxAttempts: 3, maxShare: 1)])
         let response = try await session.request(url)
         #expect(response.winningAttempt == 3)
@@ -138,7 +186,7 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func aCancelledHedgedCallCancelsEveryTrip() async throws {
-        let server = ScriptedTrips { _ in (.seconds(30), 200) }
+        let server = ScriptedTrips { _ in .answer(after: .seconds(30)) }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(10)))])
         let call = Task { try await session.request(url) }
         while server.trips < 2 { try await Task.sleep(for: .milliseconds(5)) }
@@ -148,15 +196,17 @@ private final class ScriptedTrips: Sendable {
     }
 
     @Test func everyTripEndsAtTheCallsDeadline() async throws {
-        let server = ScriptedTrips { _ in (.seconds(30), 200) }
+        let server = ScriptedTrips { _ in .answer(after: .seconds(30)) }
         let session = Session(transport: server.transport, interceptors: [Hedging(after: .fixed(.milliseconds(10)))])
-        let error = await #expect(throws: RequestError.self) { try await session.request(url, timeout: .milliseconds(300)) }
+        let error = await #expect(throws: RequestError.self) { try await session.request(url, timeout: .milliseconds(500)) }
         #expect(error?.code == .timedOut)
-        #expect(server.cancelledTrips == [1, 2])
+        // Every trip that started (both, unless a loaded machine kept them from starting within
+        // the deadline) was ended by it before the call returned.
+        #expect(server.cancelledTrips == Array(stride(from: 1, through: server.trips, by: 1)))
     }
 
     @Test func aPercentileDelayWaitsForEnoughAnswersThenFollowsThem() async throws {
-        let server = ScriptedTrips { _ in (.milliseconds(1), 200) }
+        let server = ScriptedTrips { _ in .answer(after: .milliseconds(1)) }
         let hedging = Hedging(after: .percentile(0.95, scale: 2, minimum: .milliseconds(40)))
         let session = Session(transport: server.transport, interceptors: [hedging])
         let key = OutgoingRequest(url: URL(string: url)!).originKey
