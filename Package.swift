@@ -9,6 +9,7 @@ import PackageDescription
 let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
 let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
 let tracing: TargetDependencyCondition? = .when(traits: ["Tracing"])
+let mcp: TargetDependencyCondition? = .when(traits: ["MCP"])
 
 /// A product of a package used only with the `AsyncHTTPClient` trait.
 func withAsyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency {
@@ -45,6 +46,8 @@ let package = Package(
         .library(name: "RequestsAsyncHTTPClient", targets: ["RequestsAsyncHTTPClient"]),
         // `SessionClientTransport`: generated OpenAPI clients over a Session (trait OpenAPI).
         .library(name: "RequestsOpenAPI", targets: ["RequestsOpenAPI"]),
+        // `SessionMCPTransport`: the MCP Swift SDK's clients over a Session (trait MCP).
+        .library(name: "RequestsMCP", targets: ["RequestsMCP"]),
     ],
     traits: [
         .trait(
@@ -58,6 +61,10 @@ let package = Package(
         .trait(
             name: "Tracing",
             description: "Spans (swift-distributed-tracing) for every call and trip, W3C trace context in the request's fields, and HTTP client metrics (swift-metrics)"
+        ),
+        .trait(
+            name: "MCP",
+            description: "SessionMCPTransport (product RequestsMCP): the Model Context Protocol's streamable HTTP transport for the MCP Swift SDK, over a Session"
         ),
         .default(enabledTraits: []),
     ],
@@ -77,6 +84,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         // The tracing tests' W3C `traceparent`, written and parsed as swift-otel does (Tracing trait).
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
+        // Resolved only when the MCP trait is on. (The SDK's manifest names SwiftNIO for its own
+        // conformance server; the MCP library, all this package uses, builds none of it.)
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
@@ -109,6 +120,15 @@ let package = Package(
         ),
         // Every file is wrapped in `#if OpenAPI`: without the trait this target is empty.
         .target(name: "RequestsOpenAPI", dependencies: ["Requests"] + withOpenAPI),
+        // Every file is wrapped in `#if MCP`: without the trait this target is empty.
+        .target(
+            name: "RequestsMCP",
+            dependencies: [
+                "Requests",
+                .product(name: "MCP", package: "swift-sdk", condition: mcp),
+                .product(name: "Logging", package: "swift-log", condition: mcp),
+            ]
+        ),
         .executableTarget(
             name: "AHCBenchmarks",
             dependencies: [
@@ -125,7 +145,7 @@ let package = Package(
             path: "Benchmarks"
         ),
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
-        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "eventsource_routes.py", "sim_routes.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
+        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "eventsource_routes.py", "sim_routes.py", "mcp_server.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
         // Where the tests run: a trait that puts computing suites behind the timing-sensitive ones
         // and threads off the cooperative pool (it imports Testing, so no product links it).
         .target(name: "TestScheduling", path: "Tests/Scheduling"),
@@ -204,6 +224,16 @@ let package = Package(
                 .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
             ] + withOpenAPI,
             exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md"]
+        ),
+        // The MCP Swift SDK's Client over SessionMCPTransport against the Python reference SDK's
+        // server (Tests/Fixtures/mcp_server.py) and over StubTransport (trait MCP; empty without it).
+        .testTarget(
+            name: "RequestsMCPTests",
+            dependencies: [
+                "RequestsMCP", "Requests", "RequestsTesting", "LoopbackFixture",
+                .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+                .product(name: "MCP", package: "swift-sdk", condition: mcp),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
