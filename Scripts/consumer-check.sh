@@ -10,7 +10,11 @@
 #      SessionClientTransport to the loopback server;
 #   4. a consumer that writes `traits: ["Tracing"]` resolves swift-distributed-tracing and
 #      swift-metrics and nothing else, bootstraps an in-memory tracer for its process, and sends
-#      one traced call to the loopback server, which receives the trip's span in its fields.
+#      one traced call to the loopback server, which receives the trip's span in its fields;
+#   5. a consumer that writes `traits: ["MCP"]` builds the MCP Swift SDK and no SwiftNIO module
+#      (the SDK's manifest names SwiftNIO for its own conformance server, so resolution lists it),
+#      and calls one tool of the Python reference SDK's server (Tests/Fixtures/mcp_server.py) with
+#      the SDK's Client over SessionMCPTransport.
 #
 #   Scripts/consumer-check.sh
 #
@@ -126,6 +130,42 @@ if [ "$resolved" != "swift-distributed-tracing swift-metrics " ]; then
 fi
 echo "consumer-check: with the Tracing trait, resolved: $resolved"
 (cd "$work/tracing" && swift build 2>&1 | tail -3)
+
+# 5. With the MCP trait alone: the SDK built, nothing of SwiftNIO compiled.
+write_consumer "$work/mcp" ', traits: ["MCP"]' "RequestsMCP" \
+  ', .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1")' \
+  ', .product(name: "MCP", package: "swift-sdk")'
+cat >"$work/mcp/Sources/Consumer/main.swift" <<'EOF'
+import Foundation
+import MCP
+import Requests
+import RequestsMCP
+
+guard let endpoint = URL(string: CommandLine.arguments[1]) else { fatalError("usage: Consumer MCP-ENDPOINT") }
+let client = Client(name: "consumer", version: "1.0")
+try await client.connect(transport: SessionMCPTransport(endpoint: endpoint))
+let (content, _) = try await client.callTool(name: "add", arguments: ["a": 2, "b": 3])
+let sum = content.compactMap { item -> String? in if case .text(let text, _, _) = item { text } else { nil } }.joined()
+await client.disconnect()
+print("sum=\(sum)")
+EOF
+(cd "$work/mcp" && swift build 2>&1 | tail -3)
+compiled_nio=$(find "$work/mcp/.build/debug/" -maxdepth 2 -name 'NIO*.swiftmodule' | head -3)
+if [ -n "$compiled_nio" ]; then
+  echo "consumer-check: the MCP trait compiled SwiftNIO: $compiled_nio" >&2
+  exit 1
+fi
+echo "consumer-check: with the MCP trait, resolved: $(ls "$work/mcp/.build/checkouts" | sort | tr '\n' ' ')(no SwiftNIO module compiled)"
+
+# The MCP server prints "PORT <n>" too and stops when its standard input closes.
+exec {mcp_input}> >(exec python3 -u "$repo/Tests/Fixtures/mcp_server.py" >"$work/mcp.port" 2>"$work/mcp.log")
+for _ in $(seq 1 100); do grep -q '^PORT ' "$work/mcp.port" 2>/dev/null && break; sleep 0.1; done
+mcp_port=$(awk '/^PORT /{print $2}' "$work/mcp.port")
+[ -n "$mcp_port" ] || { echo "consumer-check: the MCP server did not start: $(cat "$work/mcp.log")" >&2; exit 1; }
+out=$("$work/mcp/.build/debug/Consumer" "http://127.0.0.1:$mcp_port/mcp")
+exec {mcp_input}>&-
+echo "consumer-check: with the MCP trait: $out"
+[ "$out" = "sum=5" ] || { echo "consumer-check: the tool call over SessionMCPTransport did not answer 5" >&2; exit 1; }
 
 # The server prints "PORT <n>" once it accepts, and stops when its standard input closes.
 coproc SERVER { exec python3 "$repo/Tests/Fixtures/loopback_server.py"; }

@@ -13,7 +13,8 @@ loopback servers do. Paths:
 
 Tools: add(a, b); progress(steps) reports each step, then answers; dropped(steps) reports a step,
 closes its stream (the client resumes), reports the rest and answers; roots() asks the client
-for its roots and answers their URIs.
+for its roots (a request related to no request of the client's: it goes on the GET stream) and
+answers their URIs.
 """
 
 import asyncio

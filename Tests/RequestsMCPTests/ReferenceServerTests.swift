@@ -115,13 +115,16 @@ func connectedClient(
         await client.disconnect()
     }
 
+    /// The server asks for the roots outside any request of the client's: on the GET stream.
     @Test(arguments: Engine.allCases)
-    func theServersRequestIsAnswered(_ engine: Engine) async throws {
+    func theServersRequestOverTheGetStreamIsAnswered(_ engine: Engine) async throws {
+        let before = try await counts().gets
         let (client, _) = try await connectedClient(engine) { client in
             await client.withRootsHandler { [Root(uri: "file:///work/project", name: "project")] }
         }
         let (content, _) = try await client.callTool(name: "roots")
         #expect(text(content) == "file:///work/project")
+        #expect(try await counts().gets > before)
         await client.disconnect()
     }
 
