@@ -4,8 +4,8 @@ against the modules a build of this package made, the way a user's program impor
 
     Scripts/doc-examples.py                       # after `swift build`: the blocks that need no trait
     Scripts/doc-examples.py --build .build-ahc    # after a build with the traits: the blocks that
-                                                  # import RequestsAsyncHTTPClient, RequestsOpenAPI
-                                                  # or a tracing module, and the Tracing page's
+                                                  # import RequestsAsyncHTTPClient, RequestsOpenAPI,
+                                                  # RequestsMCP or a tracing module, and the Tracing page's
     Scripts/doc-examples.py --list                # each block, its unit and what it needs
 
 Each block is a program of its own (top-level code allowed; `-parse-as-library` when it has `@main`),
@@ -43,6 +43,8 @@ TRAIT_IMPORTS = {
     "RequestsAsyncHTTPClient", "RequestsOpenAPI", "OpenAPIRuntime", "OpenAPIURLSession",
     # The Tracing trait's: swift-distributed-tracing's and swift-metrics' modules.
     "Tracing", "Instrumentation", "InMemoryTracing", "CoreMetrics", "Metrics", "MetricsTestKit",
+    # The MCP trait's: the transport and the MCP Swift SDK.
+    "RequestsMCP", "MCP",
 }
 MARKER = re.compile(r"<!--\s*example:\s*([a-z-]+)\s*-->")
 
@@ -72,7 +74,8 @@ class Unit:
 
     @property
     def uses_petstore(self):
-        return self.marker == "petstore" or bool(PETSTORE.search(self.text))
+        # An MCP client (`Client(name:version:)`) is the MCP SDK's, not the pet store's.
+        return self.marker == "petstore" or (bool(PETSTORE.search(self.text)) and "MCP" not in self.imports)
 
     @property
     def needs_traits(self):
