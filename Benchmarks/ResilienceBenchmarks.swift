@@ -41,15 +41,11 @@ struct ResilienceBenchmarks {
         let query = stalls ? "latency=20-30&stall=0.05&stall_for=2&seed=7" : "latency=20-30&seed=7"
         func run(_ session: Session) async throws -> SimulationRun {
             // Both sides first open their connections, and the hedging stage learns the latencies.
-            let warmUp = LoopbackServer.simulationKey()
-            let normal = server.url("/sim/\(warmUp)?latency=20-30")
-            _ = try await server.simulate(key: warmUp, calls: 64, concurrency: 16) { _ in
-                _ = try await session.request(normal).validate()
+            _ = try await server.simulate(query: "latency=20-30", calls: 64, concurrency: 16) { url in
+                _ = try await session.request(url).validate()
             }
-            let key = LoopbackServer.simulationKey()
-            let url = server.url("/sim/\(key)?\(query)")
-            return try await server.simulate(key: key, calls: 400, concurrency: 16) { _ in
-                try await session.request(url).validate()
+            return try await server.simulate(query: query, calls: 400, concurrency: 16) { url in
+                _ = try await session.request(url).validate()
             }
         }
         let plain = try await run(Self.session([]))

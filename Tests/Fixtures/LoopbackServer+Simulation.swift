@@ -84,6 +84,24 @@ extension LoopbackServer {
         return SimulationRun(latencies: latencies.sorted(), counts: try await simulationCounts(key: key))
     }
 
+    /// ``simulate(key:calls:concurrency:call:)`` with a key of its own, each call given the URL
+    /// `/sim/<key>?<query>`.
+    ///
+    /// - Parameters:
+    ///   - query: The simulation's script, such as `latency=20-30&stall=0.05`.
+    ///   - calls: How many calls in all.
+    ///   - concurrency: How many run at once.
+    ///   - call: One call of the URL.
+    /// - Returns: The latencies and the server's counts for the run's key.
+    /// - Throws: What a call threw, or an error reading the counts.
+    public func simulate(
+        query: String, calls: Int, concurrency: Int, call: @escaping @Sendable (URL) async throws -> Void
+    ) async throws -> SimulationRun {
+        let key = Self.simulationKey()
+        let url = url("/sim/\(key)?\(query)")
+        return try await simulate(key: key, calls: calls, concurrency: concurrency) { _ in try await call(url) }
+    }
+
     /// What reached the server for `key` so far.
     ///
     /// - Parameter key: A key of `/sim/<key>`.

@@ -24,14 +24,10 @@ func simulationSession(_ interceptors: [any Interceptor] = []) -> Session {
     /// calls at the usual latency, which open the connections and teach a hedging stage.
     private func simulate(_ session: Session, query: String, calls: Int = 400) async throws -> SimulationRun {
         let server = try server()
-        let warmUp = LoopbackServer.simulationKey()
-        let normal = server.url("/sim/\(warmUp)?\(Self.normal)")
-        _ = try await server.simulate(key: warmUp, calls: 64, concurrency: 16) { _ in
-            _ = try await session.request(normal).validate()
+        _ = try await server.simulate(query: Self.normal, calls: 64, concurrency: 16) { url in
+            _ = try await session.request(url).validate()
         }
-        let key = LoopbackServer.simulationKey()
-        let url = server.url("/sim/\(key)?\(query)")
-        return try await server.simulate(key: key, calls: calls, concurrency: 16) { _ in
+        return try await server.simulate(query: query, calls: calls, concurrency: 16) { url in
             let status = try await session.request(url).statusCode
             #expect(status == 200)
         }
