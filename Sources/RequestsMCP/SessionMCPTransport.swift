@@ -59,6 +59,11 @@ public actor SessionMCPTransport: MCP.Transport {
     private var readers: [String: Task<Void, Never>] = [:]
     private var serverStream: Task<Void, Never>?
     private var nextReader = 0
+    /// The requests the SDK cancelled while their `POST` still waited for its head: their answer
+    /// is dropped (and its stream stopped) when the head comes.
+    private var cancelledBeforeHead: Set<String> = []
+    /// The requests whose `POST` waits for its head.
+    private var awaitingHead: Set<String> = []
 
     /// Creates a transport.
     ///
@@ -124,6 +129,7 @@ public actor SessionMCPTransport: MCP.Transport {
         if message.method == "initialize" { initializeID = message.id }
         if message.method == "notifications/cancelled", let cancelled = message.cancelledRequestID {
             readers.removeValue(forKey: cancelled)?.cancel()
+            if awaitingHead.contains(cancelled) { cancelledBeforeHead.insert(cancelled) }
         }
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
@@ -132,7 +138,19 @@ public actor SessionMCPTransport: MCP.Transport {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         for (name, value) in headers(sessionID: sessionID).sorted(by: { $0.key < $1.key }) { request.setValue(value, forHTTPHeaderField: name) }
 
+        let requestID = message.isRequest ? message.id : nil
+        if let requestID { awaitingHead.insert(requestID) }
+        defer {
+            if let requestID {
+                awaitingHead.remove(requestID)
+                cancelledBeforeHead.remove(requestID)
+            }
+        }
         let answer = try await session.stream(request)
+        if let requestID, cancelledBeforeHead.contains(requestID) {
+            answer.body.cancel()
+            return
+        }
         if let id = answer.headers["Mcp-Session-Id"], !id.isEmpty { sessionID = id }
         try check(answer.statusCode, knownSession: request.value(forHTTPHeaderField: "Mcp-Session-Id") != nil)
         let type = answer.mimeType ?? ""

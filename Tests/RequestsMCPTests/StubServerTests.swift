@@ -45,6 +45,9 @@ private func scriptedServer(breaks: Bool = false, expired: Bool = false) -> Stub
             return breaks
                 ? .stream([Data("retry: 10\n\n".utf8), Data(note.utf8)], failingWith: .connectionLost, headers: sse)
                 : .stream([Data(note.utf8), Data(answer.utf8)], headers: sse)
+        case "tools/call":
+            // The head of a call still running: `HangingCall` gives its body.
+            return .stream([], headers: ["Content-Type": "text/event-stream", "X-Stub-Body": "hanging"])
         default:
             return .status(202)
         }
@@ -52,7 +55,50 @@ private func scriptedServer(breaks: Bool = false, expired: Bool = false) -> Stub
     return stub
 }
 
-private func client(over stub: StubTransport) async throws -> (Client, SessionMCPTransport) {
+/// A stub whose answers marked `X-Stub-Body: hanging` get a body that gives one progress
+/// notification and then waits until it is stopped, as a tool still working does; `stopped`
+/// tells when the transport stopped it.
+private final class HangingCall: Requests.Transport {
+    let stub: StubTransport
+    let stopped = Guarded(false)
+    var behavior: TransportBehavior { stub.behavior }
+
+    init(_ stub: StubTransport) { self.stub = stub }
+
+    func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+        let (head, body) = try await stub.send(request)
+        guard head.headers["X-Stub-Body"] == "hanging" else { return (head, body) }
+        return (head, ResponseBody(source: Source(stopped: stopped)))
+    }
+
+    private final class Source: ResponseBodySource {
+        let stopped: Guarded<Bool>
+        let gave = Guarded(false)
+        init(stopped: Guarded<Bool>) { self.stopped = stopped }
+
+        func next() async throws -> Data? {
+            if !gave.withLock({ was in defer { was = true }; return was }) {
+                return Data(#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\#n\#n"#.utf8)
+            }
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                stopped.withLock { $0 = true }
+                throw error
+            }
+            return nil
+        }
+
+        func cancel() { stopped.withLock { $0 = true } }
+    }
+}
+
+/// The JSON-RPC method of a recorded `POST`.
+private func method(of request: RecordedRequest) -> String? {
+    ((try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any])?["method"] as? String
+}
+
+private func client(over stub: some Requests.Transport) async throws -> (Client, SessionMCPTransport) {
     let transport = SessionMCPTransport(endpoint: URL(string: "https://tools.example.com/mcp")!, session: Session(transport: stub))
     let client = Client(name: "stub-tests", version: "1.0")
     try await client.connect(transport: transport)
@@ -127,6 +173,30 @@ private func client(over stub: StubTransport) async throws -> (Client, SessionMC
         #expect(resumed.method == .get)
         #expect(resumed.headers["Last-Event-ID"] == "2")
         #expect(resumed.headers["Mcp-Session-Id"] == "s1")
+        await client.disconnect()
+    }
+
+    @Test func cancellingACallStopsItsStreamAndTellsTheServer() async throws {
+        let stub = scriptedServer()
+        let engine = HangingCall(stub)
+        let (client, _) = try await client(over: engine)
+        let call: MCP.RequestContext<CallTool.Result> = try await client.callTool(name: "slow")
+        // The call's stream is open once its POST has an answer head.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !stub.requests.contains(where: { method(of: $0) == "tools/call" }),
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Whether its answer's head came yet or not, the cancel stops its stream.
+        try await client.cancelRequest(call.requestID, reason: "the user went away")
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        while !engine.stopped.withLock({ $0 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(engine.stopped.withLock { $0 }, "the call's event stream was stopped")
+        let notice = try #require(stub.requests.first { method(of: $0) == "notifications/cancelled" })
+        let params = (try JSONSerialization.jsonObject(with: notice.body) as? [String: Any])?["params"] as? [String: Any]
+        #expect(params?["reason"] as? String == "the user went away", "the server is told")
         await client.disconnect()
     }
 
