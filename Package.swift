@@ -10,6 +10,7 @@ let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClien
 let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
 let tracing: TargetDependencyCondition? = .when(traits: ["Tracing"])
 let mcp: TargetDependencyCondition? = .when(traits: ["MCP"])
+let webSocket: TargetDependencyCondition? = .when(traits: ["WebSocket"])
 
 /// A product of a package used only with the `AsyncHTTPClient` trait.
 func withAsyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency {
@@ -63,6 +64,11 @@ let package = Package(
             description: "Spans (swift-distributed-tracing) for every call and trip, W3C trace context in the request's fields, and HTTP client metrics (swift-metrics)"
         ),
         .trait(
+            name: "WebSocket",
+            description: "Session.webSocket over AsyncHTTPClientTransport: the handshake through the pipeline, framing by swift-websocket (implies AsyncHTTPClient)",
+            enabledTraits: ["AsyncHTTPClient"]
+        ),
+        .trait(
             name: "MCP",
             description: "SessionMCPTransport (product RequestsMCP): the Model Context Protocol's streamable HTTP transport for the MCP Swift SDK, over a Session"
         ),
@@ -88,6 +94,10 @@ let package = Package(
         // conformance server; the MCP library, all this package uses, builds none of it.)
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        // Resolved only when the WebSocket trait is on: frames, close, ping and permessage-deflate
+        // over the connection AsyncHTTPClientTransport's event loops open and upgrade.
+        // Pinned to 1.6: the framing is its `@_spi(WSInternal)` handler, which has no stability promise.
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", .upToNextMinor(from: "1.6.2")),
     ],
     targets: [
         .target(name: "ParameterEncoding"),
@@ -116,6 +126,13 @@ let package = Package(
                 withAsyncHTTPClient("NIOSSL", "swift-nio-ssl"),
                 withAsyncHTTPClient("NIOHTTP2", "swift-nio-http2"),
                 withAsyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: webSocket),
+                .product(name: "NIOTLS", package: "swift-nio", condition: webSocket),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: webSocket),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: webSocket),
+                .product(name: "WSCore", package: "swift-websocket", condition: webSocket),
+                .product(name: "WSCompression", package: "swift-websocket", condition: webSocket),
+                .product(name: "Logging", package: "swift-log", condition: webSocket),
             ]
         ),
         // Every file is wrapped in `#if OpenAPI`: without the trait this target is empty.
@@ -145,7 +162,7 @@ let package = Package(
             path: "Benchmarks"
         ),
         // The loopback HTTP server (a python3 script) that tests and benchmarks start themselves.
-        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "eventsource_routes.py", "sim_routes.py", "mcp_server.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
+        .target(name: "LoopbackFixture", path: "Tests/Fixtures", exclude: ["loopback_server.py", "eventsource_routes.py", "sim_routes.py", "mcp_server.py", "websocket_server.py", "hostile_server.py", "tls_server.py", "h2_server.py", "sse_server.py", "make_certificates.sh"]),
         // Where the tests run: a trait that puts computing suites behind the timing-sensitive ones
         // and threads off the cooperative pool (it imports Testing, so no product links it).
         .target(name: "TestScheduling", path: "Tests/Scheduling"),
@@ -224,6 +241,22 @@ let package = Package(
                 .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
             ] + withOpenAPI,
             exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md"]
+        ),
+        // Session.webSocket against Python's websockets server (Tests/Fixtures/websocket_server.py)
+        // over AsyncHTTPClientTransport (trait WebSocket; empty without it).
+        .testTarget(
+            name: "RequestsWebSocketTests",
+            dependencies: [
+                "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling",
+                .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+            ]
+        ),
+        // The Autobahn|Testsuite client loop over Session.webSocket (trait WebSocket):
+        // `swift run --traits WebSocket WebSocketConformance PORT` against its fuzzing server.
+        .executableTarget(
+            name: "WebSocketConformance",
+            dependencies: ["Requests", .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient)],
+            path: "Tests/WebSocketConformance"
         ),
         // The MCP Swift SDK's Client over SessionMCPTransport against the Python reference SDK's
         // server (Tests/Fixtures/mcp_server.py) and over StubTransport (trait MCP; empty without it).

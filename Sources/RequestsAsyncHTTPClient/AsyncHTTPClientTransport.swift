@@ -89,6 +89,18 @@ public final class AsyncHTTPClientTransport: Transport, Sendable {
         guard !host.isEmpty else {
             throw TransportError(.other, detail: "the request has no URL with a host")
         }
+        #if WebSocket
+        if let upgrade = request.request.options.webSocketUpgrade {
+            let pattern = configuration.pins.pattern(for: host)
+            let pins = pattern.flatMap { pattern in configuration.pins.pinsByHost[pattern].map { PinVerifier(pattern: pattern, pins: $0) } }
+            let group = configuration.eventLoopGroup ?? HTTPClient.defaultEventLoopGroup
+            return try await WebSocketHandshake(request: request, upgrade: upgrade, configuration: configuration, group: group, pins: pins).run()
+        }
+        #else
+        if request.request.options.webSocketUpgrade != nil {
+            throw TransportError(.other, detail: "AsyncHTTPClientTransport opens a WebSocket only with the package trait WebSocket")
+        }
+        #endif
         let client = configuration.pins.pattern(for: host).flatMap { pinnedClients[$0] } ?? self.client
         let exchange = Exchange(client: client, request: request, decompression: configuration.decompression, shutDown: state)
         let stream = exchange.stream

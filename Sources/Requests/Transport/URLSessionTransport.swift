@@ -102,6 +102,12 @@ public struct URLSessionTransport: Transport {
     /// session's: a week, `URLSession`'s own resource limit.
     static let engineTimeout: TimeInterval = 7 * 24 * 3600
 
+    /// The failure of a WebSocket handshake over this engine.
+    static let noWebSocket = TransportError(
+        .other,
+        detail: "URLSessionTransport opens no WebSocket (FoundationNetworking has none on Linux); use AsyncHTTPClientTransport with the package trait WebSocket"
+    )
+
     /// Sends a request as one task of the transport's session and returns at its head.
     ///
     /// - Parameter request: The request and its body.
@@ -109,6 +115,7 @@ public struct URLSessionTransport: Transport {
     /// - Throws: ``TransportError`` (the `URLError` beneath) before the head arrived;
     ///   `CancellationError` when the calling task was cancelled.
     public func send(_ request: TransportRequest) async throws -> (ResponseHead, ResponseBody) {
+        if request.request.options.webSocketUpgrade != nil { throw Self.noWebSocket }
         guard let delegate else {
             return try await sendWhole(request)
         }

@@ -1,0 +1,138 @@
+import Foundation
+
+// MARK: - WebSocket
+
+/// An open WebSocket connection from ``Session/webSocket(_:protocols:headers:options:interceptors:redirectPolicy:)``:
+/// messages in as an `AsyncSequence`, messages out with `send`, and the close handshake.
+///
+/// ```swift
+/// let socket = try await session.webSocket("wss://chat.example.com/rooms/7")
+/// try await socket.send(.text("hello"))
+/// for try await message in socket.messages {
+///     print(message)
+/// }
+/// print(socket.closure ?? "open")
+/// ```
+///
+/// Reading is back-pressured: when the reader falls behind by ``WebSocketOptions/bufferedMessages``,
+/// the connection stops reading from the socket. A reading task that is cancelled closes the
+/// connection with 1001 (going away); a socket dropped while still open does the same.
+public final class WebSocket: Sendable {
+    /// The handshake's answer: `101 Switching Protocols`, its fields and timings.
+    public let response: Response
+    /// The subprotocol the server chose (`Sec-WebSocket-Protocol`), or `nil`.
+    public let subprotocol: String?
+    /// The extensions the server agreed to (`Sec-WebSocket-Extensions`), such as
+    /// `permessage-deflate; server_no_context_takeover`.
+    public let extensions: [String]
+    private let connection: any WebSocketConnection
+
+    init(response: Response, connection: any WebSocketConnection) {
+        self.response = response
+        self.connection = connection
+        subprotocol = response.headers["Sec-WebSocket-Protocol"]
+        extensions = response.headers.values(for: "Sec-WebSocket-Extensions")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    deinit {
+        if connection.closure == nil {
+            Task { [connection] in await connection.close(code: .goingAway, reason: "") }
+        }
+    }
+
+    /// The messages as they arrive; the sequence ends after the close handshake and throws
+    /// ``WebSocketError`` when the connection fails. One reader at a time.
+    public var messages: Messages { Messages(connection: connection) }
+
+    /// How the connection ended, or `nil` while it is open.
+    public var closure: WebSocketClosure? { connection.closure }
+
+    /// Sends a message, waiting while the peer does not read.
+    ///
+    /// - Parameter message: The message.
+    /// - Throws: ``WebSocketError`` when the connection is closed or failed.
+    public func send(_ message: WebSocketMessage) async throws {
+        try await connection.send(message)
+    }
+
+    /// Sends a text message.
+    ///
+    /// - Parameter text: The text.
+    /// - Throws: ``WebSocketError`` when the connection is closed or failed.
+    public func send(_ text: String) async throws {
+        try await connection.send(.text(text))
+    }
+
+    /// Sends a binary message.
+    ///
+    /// - Parameter data: The bytes.
+    /// - Throws: ``WebSocketError`` when the connection is closed or failed.
+    public func send(_ data: Data) async throws {
+        try await connection.send(.binary(data))
+    }
+
+    /// Sends a value as a JSON text message.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - encoder: The encoder; sorted keys by default.
+    /// - Throws: The encoder's error, or ``WebSocketError``.
+    public func send<Value: Encodable>(json value: Value, encoder: JSONEncoder = WebSocketMessage.encoder()) async throws {
+        try await connection.send(.json(value, encoder: encoder))
+    }
+
+    /// Sends a ping and waits for the pong.
+    ///
+    /// - Throws: ``WebSocketError`` when the connection is closed or failed.
+    public func ping() async throws {
+        try await connection.ping()
+    }
+
+    /// Closes the connection: sends a close frame and waits for the peer's (at most
+    /// ``WebSocketOptions/closeTimeout``). Messages that arrive meanwhile are dropped.
+    ///
+    /// - Parameters:
+    ///   - code: The code; 1000 (normal closure) by default.
+    ///   - reason: The reason; at most 123 bytes of UTF-8.
+    /// - Returns: How the connection ended.
+    @discardableResult
+    public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async -> WebSocketClosure {
+        await connection.close(code: code, reason: reason)
+        return connection.closure ?? WebSocketClosure(code: code, reason: reason, byPeer: false)
+    }
+
+    // MARK: Messages
+
+    /// The messages of a ``WebSocket``, as they arrive.
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = WebSocketMessage
+        let connection: any WebSocketConnection
+
+        /// An iterator over the messages.
+        ///
+        /// - Returns: The iterator.
+        public func makeAsyncIterator() -> Iterator { Iterator(connection: connection) }
+
+        /// Reads the next message from the connection.
+        public struct Iterator: AsyncIteratorProtocol {
+            let connection: any WebSocketConnection
+
+            /// The next message, or `nil` after the close.
+            ///
+            /// - Returns: A message, or `nil`.
+            /// - Throws: ``WebSocketError`` when the connection failed; `CancellationError`
+            ///   when the reading task is cancelled (the connection then closes with 1001).
+            public mutating func next() async throws -> WebSocketMessage? {
+                let connection = connection
+                return try await withTaskCancellationHandler {
+                    try await connection.receive()
+                } onCancel: {
+                    Task { await connection.close(code: .goingAway, reason: "") }
+                }
+            }
+        }
+    }
+}
