@@ -32,6 +32,8 @@ public struct StubResponse: Sendable {
         case failure(TransportError)
         /// Made from the request when it comes.
         case computed(@Sendable (RecordedRequest) throws -> StubResponse)
+        /// A WebSocket handshake answered with `101`, and the peer's script.
+        case webSocket(protocol: String?, headers: HTTPHeaders, script: @Sendable (StubWebSocketPeer) async throws -> Void)
     }
 
     let outcome: Outcome
@@ -135,6 +137,28 @@ public struct StubResponse: Sendable {
     ) -> StubResponse {
         let error = failure.map { TransportError($0, detail: "stubbed failure after \(chunks.count) chunks") }
         return StubResponse(.answer(status: status, headers: headers, body: .chunks(chunks, interval: interval, failure: error)))
+    }
+
+    /// A WebSocket: a handshake of ``Requests/Session/webSocket(_:protocols:headers:options:interceptors:redirectPolicy:)``
+    /// is answered `101 Switching Protocols`, and `script` plays the server's side with a
+    /// ``StubWebSocketPeer``. Any other request to the route gets `426 Upgrade Required`.
+    ///
+    /// ```swift
+    /// stub.on(.get, "/prices", respond: .webSocket { peer in
+    ///     try await peer.send(.text(#"{"symbol":"ACME","price":12.5}"#))
+    ///     peer.close(.goingAway, reason: "market closed")
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - protocol: The subprotocol the server chooses; the client's first offer when `nil`.
+    ///   - headers: More fields of the `101` answer.
+    ///   - script: The server's side; the connection closes with 1000 when it returns.
+    /// - Returns: The answer.
+    public static func webSocket(
+        protocol: String? = nil, headers: HTTPHeaders = [:], _ script: @escaping @Sendable (StubWebSocketPeer) async throws -> Void
+    ) -> StubResponse {
+        StubResponse(.webSocket(protocol: `protocol`, headers: headers, script: script))
     }
 
     /// An answer made from the request when it comes: to echo what was sent, or to answer by

@@ -159,6 +159,14 @@ public final class StubTransport: Transport {
             throw error
         case .computed:
             throw TransportError(.other, detail: "a computed stub answer made another computed answer")
+        case .webSocket(let chosen, var headers, let script):
+            guard let upgrade = request.request.options.webSocketUpgrade else {
+                return (ResponseHead(statusCode: 426, headers: ["Upgrade": "websocket"], url: recorded.url, httpVersion: "HTTP/1.1"), ResponseBody(Data()))
+            }
+            headers = headers.adding("Upgrade", "websocket").adding("Connection", "Upgrade")
+            if let chosen = chosen ?? upgrade.protocols.first { headers = headers.adding("Sec-WebSocket-Protocol", chosen) }
+            upgrade.deliver(StubWebSocketPeer.open(recorded, options: upgrade.options, script: script))
+            return (ResponseHead(statusCode: 101, headers: headers, url: recorded.url, httpVersion: "HTTP/1.1"), ResponseBody(Data()))
         case .answer(let status, var headers, let body):
             let mayHaveBody = StubResponse.mayHaveBody(status: status)
             let sendsBody = mayHaveBody && recorded.method != .head

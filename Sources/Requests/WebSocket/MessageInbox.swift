@@ -1,11 +1,11 @@
-#if WebSocket
-import Requests
+import Foundation
 
 // MARK: - MessageInbox
 
 /// The received messages between the connection's reading task and the one reader: at most
-/// `limit` wait, and the reading task waits (so the socket is not read) while they do.
-final class MessageInbox: Sendable {
+/// `limit` wait, and the reading task waits (so the socket is not read) while they do. Engines
+/// of the package share it (the stub's scripted peer too).
+package final class MessageInbox: Sendable {
     private struct State {
         var queue: [WebSocketMessage] = []
         var head = 0
@@ -28,10 +28,10 @@ final class MessageInbox: Sendable {
     /// while `count >= limit` and `end` is `nil`. Continuations are resumed after unlocking.
     private let state = Guarded(State())
 
-    init(limit: Int) { self.limit = max(1, limit) }
+    package init(limit: Int) { self.limit = max(1, limit) }
 
     /// Adds a message, waiting while `limit` wait unread.
-    func push(_ message: WebSocketMessage) async throws {
+    package func push(_ message: WebSocketMessage) async throws {
         let reader = try state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
             if state.end != nil { throw CancellationError() }
             if state.dropping { return nil }
@@ -68,7 +68,7 @@ final class MessageInbox: Sendable {
     }
 
     /// The next message; `nil` after a close, the failure after a failure.
-    func pop() async throws -> WebSocketMessage? {
+    package func pop() async throws -> WebSocketMessage? {
         state.withLock { $0.readerCancelled = false }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketMessage?, any Error>) in
@@ -107,7 +107,7 @@ final class MessageInbox: Sendable {
 
     /// Drops what is queued and every later message (this side is closing); a waiting writer
     /// goes on.
-    func drain() {
+    package func drain() {
         let writer = state.withLock { state in
             state.dropping = true
             state.queue = []
@@ -120,7 +120,7 @@ final class MessageInbox: Sendable {
 
     /// Ends the messages: the reader gets what is queued, then `nil` (or `error`); a waiting
     /// writer is released.
-    func finish(_ error: (any Error)?) {
+    package func finish(_ error: (any Error)?) {
         let (reader, writer) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, any Error>?, CheckedContinuation<Void, any Error>?) in
             if state.end == nil { state.end = error.map { .failure($0) } ?? .success(()) }
             defer {
@@ -135,4 +135,3 @@ final class MessageInbox: Sendable {
         writer?.resume(throwing: CancellationError())
     }
 }
-#endif
