@@ -249,6 +249,7 @@ let package = Package(
             dependencies: [
                 "Requests", "RequestsTesting", "LoopbackFixture", "TestScheduling",
                 .target(name: "RequestsAsyncHTTPClient", condition: asyncHTTPClient),
+                withAsyncHTTPClient("NIOSSL", "swift-nio-ssl"),
             ]
         ),
         // The Autobahn|Testsuite client loop over Session.webSocket (trait WebSocket):

@@ -35,6 +35,8 @@ public final class TLSServer: Sendable {
         /// `sse_server.py`: endless server-sent events from sse-starlette on hypercorn, HTTP/2 by
         /// ALPN, or HTTP/1.1 only; it reports when it saw each stream's client go.
         case serverSentEvents(http1Only: Bool)
+        /// `websocket_server.py`: Python's websockets over TLS with `server.pem` (wss).
+        case webSocket
 
         public var description: String {
             switch self {
@@ -44,6 +46,7 @@ public final class TLSServer: Sendable {
             case .clientCertificateRequired: "client-certificate-required"
             case .http2(let keepAlive): "http2 (keep-alive \(keepAlive) s)"
             case .serverSentEvents(let http1Only): http1Only ? "server-sent events over HTTP/1.1" : "server-sent events over HTTP/2"
+            case .webSocket: "websockets over TLS"
             }
         }
 
@@ -60,6 +63,7 @@ public final class TLSServer: Sendable {
                 ("tls_server.py", serving("server") + ["--client-ca", certificates.path("client-ca.pem")])
             case .http2(let keepAlive): ("h2_server.py", serving("server") + ["--keep-alive", "\(keepAlive)"])
             case .serverSentEvents(let http1Only): ("sse_server.py", serving("server") + (http1Only ? ["--http1"] : []))
+            case .webSocket: ("websocket_server.py", serving("server"))
             }
         }
     }

@@ -12,7 +12,8 @@ Routes (a query of ?id=X names the connection for /report):
   /info                 first message: JSON {path, headers, extensions, subprotocol}; then echo
   /fragmented?size=N&frags=K&type=text|binary
                         one N-byte message sent as K frames with a ping between each two, then echo
-  /big?size=N&count=C   C binary messages of N bytes each, then a close with 1000
+  /big?size=N&count=C   C binary messages of N bytes each (counted as "sent" once each send is
+                        taken by the socket), then a close with 1000
   /close?code=C&reason=R&after=A
                         echo A messages, then close with C and R
   /abort?after=A        echo A messages, then drop the TCP connection without a close frame
@@ -142,8 +143,10 @@ async def handler(ws):
         elif route == "/big":
             size, count = int(params.get("size", "65536")), int(params.get("count", "1"))
             block = bytes(i % 251 for i in range(size))
+            record["sent"] = 0
             for _ in range(count):
                 await ws.send(block)
+                record["sent"] += 1
             await ws.close(1000, "done")
         elif route == "/close":
             await echo(ws, limit=int(params.get("after", "0")), record=record) if int(params.get("after", "0")) else None

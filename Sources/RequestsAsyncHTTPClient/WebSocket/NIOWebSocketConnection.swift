@@ -137,11 +137,17 @@ final class NIOWebSocketConnection: WebSocketConnection {
             let ended = closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false)
             throw WebSocketError(ended, detail: "a message was sent on a closed connection")
         }
+        // The async writer hands each frame to the event loop and returns before the loop has
+        // written it, so a fast sender could queue every message ahead of a slow socket. Each send
+        // returns once the loop has taken its frames (a turn of the loop after them), and waits
+        // while the channel is above its high-water mark: a peer that does not read holds it.
+        await frameErrors.untilWritable()
         do {
             switch message {
             case .text(let text): try await writer.writeTextMessage(text)
             case .binary(let data): try await writer.writeBinaryMessage(ByteBuffer(data: data))
             }
+            try await channel.eventLoop.submit {}.get()
         } catch let error as CancellationError {
             throw error
         } catch {
@@ -169,12 +175,13 @@ final class NIOWebSocketConnection: WebSocketConnection {
         }
         guard let writer else { return }
         inbox.drain()
-        try? await writer.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: reason.isEmpty ? nil : reason)
-        // The peer's answering close ends the handler; past the timeout, the connection is dropped.
+        // The peer's answering close ends the handler; past the timeout (which also bounds the
+        // close frame's own write, behind a peer that does not read), the connection is dropped.
         let timer = Task { [channel, options] in
             try await Task.sleep(for: options.closeTimeout)
             try await channel.close()
         }
+        try? await writer.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: reason.isEmpty ? nil : reason)
         await ended()
         timer.cancel()
     }

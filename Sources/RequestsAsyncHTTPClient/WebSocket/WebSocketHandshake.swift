@@ -260,18 +260,52 @@ final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// The close code of the first frame NIO's decoder refused.
+/// What the channel handler right behind NIO's frame decoder saw: the close code of the first
+/// frame the decoder refused, and whether the channel takes more writes.
 final class FrameErrors: Sendable {
-    private let first = Guarded<WebSocketCloseCode?>(nil)
-
-    func record(_ code: WebSocketCloseCode) {
-        first.withLock { if $0 == nil { $0 = code } }
+    private struct State {
+        var refused: WebSocketCloseCode?
+        var writable = true
+        var closed = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    var code: WebSocketCloseCode? { first.withLock { $0 } }
+    /// Invariant: `waiters` is empty while `writable` or `closed`; they are resumed after unlocking.
+    private let state = Guarded(State())
+
+    func record(_ code: WebSocketCloseCode) {
+        state.withLock { if $0.refused == nil { $0.refused = code } }
+    }
+
+    var code: WebSocketCloseCode? { state.withLock { $0.refused } }
+
+    /// The channel's writability changed, or it closed.
+    func writability(_ writable: Bool, closed: Bool = false) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.writable = writable
+            if closed { state.closed = true }
+            guard writable || state.closed else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits while the channel's buffer is above its high-water mark: the peer does not read.
+    func untilWritable() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.writable || state.closed { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 }
 
-/// Sees the errors of NIO's frame decoder pass, and records their close code.
+/// Sees the errors of NIO's frame decoder pass, and records their close code; follows the
+/// channel's writability for the senders.
 final class FrameErrorWatch: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame
@@ -284,6 +318,16 @@ final class FrameErrorWatch: ChannelInboundHandler, RemovableChannelHandler {
             errors.record(error == .invalidFrameLength ? .messageTooBig : .protocolError)
         }
         context.fireErrorCaught(error)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        errors.writability(context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        errors.writability(false, closed: true)
+        context.fireChannelInactive()
     }
 }
 
