@@ -139,7 +139,7 @@ public struct StubResponse: Sendable {
         return StubResponse(.answer(status: status, headers: headers, body: .chunks(chunks, interval: interval, failure: error)))
     }
 
-    /// A WebSocket: a handshake of ``Requests/Session/webSocket(_:protocols:headers:options:interceptors:redirectPolicy:)``
+    /// A WebSocket: a handshake of ``/Requests/Session/webSocket(_:protocols:headers:timeout:interceptors:redirectPolicy:options:configuration:)``
     /// is answered `101 Switching Protocols`, and `script` plays the server's side with a
     /// ``StubWebSocketPeer``. Any other request to the route gets `426 Upgrade Required`.
     ///

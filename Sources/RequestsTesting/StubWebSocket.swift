@@ -41,7 +41,7 @@ public final class StubWebSocketPeer: Sendable {
     /// Sends a message to the client, waiting while the client's buffer is full.
     ///
     /// - Parameter message: The message.
-    /// - Throws: ``WebSocketError`` when the connection is closed.
+    /// - Throws: ``/Requests/WebSocketError`` when the connection is closed.
     public func send(_ message: WebSocketMessage) async throws {
         if let closure = closure { throw WebSocketError(closure, detail: "the stub peer sent on a closed connection") }
         do {
@@ -52,7 +52,7 @@ public final class StubWebSocketPeer: Sendable {
     }
 
     /// Closes the connection from the server's side: the client's messages end, and its
-    /// ``WebSocket/closure`` is `code` and `reason`, by the peer.
+    /// ``/Requests/WebSocket/closure`` is `code` and `reason`, by the peer.
     ///
     /// - Parameters:
     ///   - code: The close code; 1000 by default.
@@ -84,7 +84,7 @@ public final class StubWebSocketPeer: Sendable {
 
 // MARK: - StubWebSocketConnection
 
-/// The client side of a stub WebSocket: what the ``Requests/WebSocket`` reads and writes.
+/// The client side of a stub WebSocket: what the ``/Requests/WebSocket`` reads and writes.
 final class StubWebSocketConnection: WebSocketConnection {
     let peer: StubWebSocketPeer
 

@@ -97,7 +97,7 @@ import Testing
         })
         var options = WebSocketOptions()
         options.bufferedMessages = 4
-        let socket = try await Session(transport: stub).webSocket(url, options: options)
+        let socket = try await Session(transport: stub).webSocket(url, configuration: options)
         try await Task.sleep(for: .milliseconds(100))
         #expect(sent.withLock { $0 } <= 5, "the peer waits once the reader's buffer is full")
         var count = 0

@@ -36,11 +36,14 @@ import Testing
         "events(_:timeout:interceptors:redirectPolicy:options:reconnection:)",
         "requestBlocking(_:method:parameters:encoding:headers:timeout:interceptors:redirectPolicy:options:)",
         "requestBlocking(_:timeout:interceptors:redirectPolicy:options:)",
+        "webSocket(_:protocols:headers:timeout:interceptors:redirectPolicy:options:configuration:)",
+        "withWebSocket(_:protocols:headers:timeout:interceptors:redirectPolicy:options:configuration:_:)",
     ]
 
     /// Parameters that several entry points share besides the list above, with their one default.
     static let sameEverywhere: [String: String] = [
         "encoding": "URLEncoding.default", "resumable": "false", "reconnection": ".default",
+        "protocols": "[]", "configuration": "WebSocketOptions()",
     ]
 
     @Test func everyEntryPointIsInTheTable() throws {
@@ -77,7 +80,7 @@ import Testing
             }
             if let options = labels.firstIndex(of: "options") {
                 let after = labels[(options + 1)...]
-                #expect(after.allSatisfy { ["to", "resumable", "reconnection"].contains($0) }, "\(entry.signature)")
+                #expect(after.allSatisfy { ["to", "resumable", "reconnection", "configuration", "_"].contains($0) }, "\(entry.signature)")
             }
             for parameter in entry.parameters {
                 var expected = Self.shared.first { $0.label == parameter.label }?.defaultValue ?? Self.sameEverywhere[parameter.label]
@@ -202,7 +205,7 @@ import Testing
         publicMethods(in: text).map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }
     }
 
-    static let names: Set<String> = ["request", "stream", "download", "upload", "events", "requestBlocking"]
+    static let names: Set<String> = ["request", "stream", "download", "upload", "events", "requestBlocking", "webSocket", "withWebSocket"]
 
     /// `public func NAME(…)` or `public func NAME<…>(…)` declarations, their parameters split at the
     /// top level.

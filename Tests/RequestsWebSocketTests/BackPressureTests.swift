@@ -47,7 +47,7 @@ import Testing
     @Test func sendWaitsWhileThePeerDoesNotRead() async throws {
         var options = WebSocketOptions()
         options.closeTimeout = .milliseconds(200)
-        let socket = try await socketSession().webSocket(try socketURL("/silent"), options: options)
+        let socket = try await socketSession().webSocket(try socketURL("/silent"), configuration: options)
         let sent = Guarded(0)
         let block = Data(repeating: 7, count: 65536)
         let sender = Task {

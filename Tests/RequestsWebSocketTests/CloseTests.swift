@@ -40,7 +40,7 @@ import Testing
     @Test func aPeerThatNeverAnswersTheCloseIsDroppedAfterTheCloseTimeout() async throws {
         var options = WebSocketOptions()
         options.closeTimeout = .milliseconds(300)
-        let socket = try await socketSession().webSocket(try socketURL("/deaf"), options: options)
+        let socket = try await socketSession().webSocket(try socketURL("/deaf"), configuration: options)
         let started = ContinuousClock.now
         let closure = await socket.close()
         let took = ContinuousClock.now - started
@@ -81,7 +81,7 @@ import Testing
     @Test func aMessageLargerThanTheLimitCloses1009() async throws {
         var options = WebSocketOptions()
         options.maximumMessageSize = 1000
-        let socket = try await socketSession().webSocket(try socketURL("/big?size=5000&count=1"), options: options)
+        let socket = try await socketSession().webSocket(try socketURL("/big?size=5000&count=1"), configuration: options)
         let error = await #expect(throws: WebSocketError.self) {
             for try await _ in socket.messages {}
         }

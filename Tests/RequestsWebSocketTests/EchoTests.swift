@@ -11,7 +11,7 @@ import Testing
         options.maximumMessageSize = 17 << 20
         options.maximumFrameSize = 17 << 20
         if compressed { options.compression = .perMessageDeflate() }
-        let socket = try await socketSession().webSocket(try socketURL("/echo"), options: options)
+        let socket = try await socketSession().webSocket(try socketURL("/echo"), configuration: options)
         #expect(socket.response.statusCode == 101)
         #expect(socket.extensions.contains { $0.hasPrefix("permessage-deflate") } == compressed, "\(socket.extensions)")
         for size in [0, 1, 125, 126, 65535, 65536, 1 << 20, 16 << 20] {

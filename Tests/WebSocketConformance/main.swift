@@ -49,7 +49,7 @@ guard let count = Int(countText) else {
 }
 for number in 1...count {
     do {
-        let socket = try await session.webSocket(base + "/runCase?case=\(number)&agent=\(agent)", options: options)
+        let socket = try await session.webSocket(base + "/runCase?case=\(number)&agent=\(agent)", configuration: options)
         for try await message in socket.messages {
             try await socket.send(message)
         }

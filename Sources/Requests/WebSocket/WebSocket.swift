@@ -2,7 +2,7 @@ import Foundation
 
 // MARK: - WebSocket
 
-/// An open WebSocket connection from ``Session/webSocket(_:protocols:headers:options:interceptors:redirectPolicy:)``:
+/// An open WebSocket connection from ``Session/webSocket(_:protocols:headers:timeout:interceptors:redirectPolicy:options:configuration:)``:
 /// messages in as an `AsyncSequence`, messages out with `send`, and the close handshake.
 ///
 /// ```swift
@@ -108,6 +108,7 @@ public final class WebSocket: Sendable {
 
     /// The messages of a ``WebSocket``, as they arrive.
     public struct Messages: AsyncSequence, Sendable {
+        /// Each element is one whole message.
         public typealias Element = WebSocketMessage
         let connection: any WebSocketConnection
 

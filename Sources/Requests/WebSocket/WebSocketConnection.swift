@@ -91,7 +91,7 @@ enum WebSocketUpgradeKey: RequestOptionKey {
 }
 
 extension RequestOptions {
-    /// Set by ``Session/webSocket(_:protocols:headers:options:interceptors:redirectPolicy:)`` on
+    /// Set by ``Session/webSocket(_:protocols:headers:timeout:interceptors:redirectPolicy:options:configuration:)`` on
     /// its handshake request: the engine is to upgrade the connection. `nil` for every other call.
     public var webSocketUpgrade: WebSocketUpgrade? {
         get { self[WebSocketUpgradeKey.self] }

@@ -8,7 +8,7 @@ import Foundation
 /// var options = WebSocketOptions()
 /// options.pingInterval = .seconds(20)
 /// options.compression = .perMessageDeflate()
-/// let socket = try await session.webSocket("wss://feed.example.com/prices", options: options)
+/// let socket = try await session.webSocket("wss://feed.example.com/prices", configuration: options)
 /// ```
 public struct WebSocketOptions: Sendable, Hashable {
     /// The largest frame accepted (never more than ``maximumMessageSize``); a larger one closes
@@ -27,9 +27,6 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// How long a close waits for the peer's answering close before the connection is dropped.
     /// 10 seconds by default.
     public var closeTimeout: Duration = .seconds(10)
-    /// The time allowed for the handshake, retries and redirects included; the session's
-    /// timeout when `nil`.
-    public var handshakeTimeout: Duration?
     /// The compression to offer; none by default.
     public var compression: WebSocketCompression?
 

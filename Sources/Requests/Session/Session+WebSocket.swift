@@ -30,9 +30,12 @@ extension Session {
     ///   - url: A `ws`, `wss`, `http` or `https` URL, or a relative one.
     ///   - protocols: The subprotocols to offer, in order of preference.
     ///   - headers: Header fields for the handshake.
-    ///   - options: The connection's limits, timers and compression.
+    ///   - timeout: The time allowed for the handshake, retries and redirects included; the
+    ///     session's timeout when `nil`. The open connection has no deadline.
     ///   - interceptors: Interceptors for the handshake only, run inside the session's.
     ///   - redirectPolicy: How the handshake follows redirects, overriding the session's.
+    ///   - options: Settings for the handshake's call (``RequestOptions``), over the session's.
+    ///   - configuration: The connection's limits, timers and compression.
     /// - Returns: The open connection.
     /// - Throws: ``RequestError``: ``RequestError/Code/unacceptableStatusCode`` when the
     ///   server answered other than `101` (the response, its first KiB shown, is in the error),
@@ -43,12 +46,14 @@ extension Session {
         _ url: any URLConvertible,
         protocols: [String] = [],
         headers: HTTPHeaders? = nil,
-        options: WebSocketOptions = WebSocketOptions(),
+        timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
-        redirectPolicy: RedirectPolicy? = nil
+        redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil,
+        configuration: WebSocketOptions = WebSocketOptions()
     ) async throws -> WebSocket {
-        let upgrade = WebSocketUpgrade(protocols: protocols, options: options)
-        var callOptions = RequestOptions()
+        let upgrade = WebSocketUpgrade(protocols: protocols, options: configuration)
+        var callOptions = options ?? RequestOptions()
         callOptions.webSocketUpgrade = upgrade
         callOptions.cachePolicy = .disabled
         var request = try makeRequest(
@@ -59,7 +64,7 @@ extension Session {
         }
         let stream: ResponseStream
         do {
-            stream = try await self.stream(built: request, timeout: options.handshakeTimeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
+            stream = try await self.stream(built: request, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy)
         } catch {
             if let connection = upgrade.take() { await connection.close(code: .goingAway, reason: "") }
             throw error
@@ -96,24 +101,29 @@ extension Session {
     ///   - url: A `ws`, `wss`, `http` or `https` URL, or a relative one.
     ///   - protocols: The subprotocols to offer.
     ///   - headers: Header fields for the handshake.
-    ///   - options: The connection's limits, timers and compression.
+    ///   - timeout: The time allowed for the handshake.
     ///   - interceptors: Interceptors for the handshake only.
     ///   - redirectPolicy: How the handshake follows redirects.
+    ///   - options: Settings for the handshake's call (``RequestOptions``).
+    ///   - configuration: The connection's limits, timers and compression.
     ///   - body: What to do with the open connection.
     /// - Returns: What `body` returns.
-    /// - Throws: What ``webSocket(_:protocols:headers:options:interceptors:redirectPolicy:)``
+    /// - Throws: What ``webSocket(_:protocols:headers:timeout:interceptors:redirectPolicy:options:configuration:)``
     ///   throws, or what `body` throws.
     public func withWebSocket<Value: Sendable>(
         _ url: any URLConvertible,
         protocols: [String] = [],
         headers: HTTPHeaders? = nil,
-        options: WebSocketOptions = WebSocketOptions(),
+        timeout: Duration? = nil,
         interceptors: [any Interceptor] = [],
         redirectPolicy: RedirectPolicy? = nil,
+        options: RequestOptions? = nil,
+        configuration: WebSocketOptions = WebSocketOptions(),
         _ body: (WebSocket) async throws -> Value
     ) async throws -> Value {
         let socket = try await webSocket(
-            url, protocols: protocols, headers: headers, options: options, interceptors: interceptors, redirectPolicy: redirectPolicy
+            url, protocols: protocols, headers: headers, timeout: timeout, interceptors: interceptors, redirectPolicy: redirectPolicy,
+            options: options, configuration: configuration
         )
         do {
             let value = try await body(socket)
