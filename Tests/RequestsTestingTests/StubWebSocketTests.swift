@@ -43,6 +43,19 @@ import Testing
         #expect(socket.closure == WebSocketClosure(code: .goingAway, reason: "market closed", byPeer: true))
     }
 
+    @Test func aLoopOverASocketKeptNowhereElseReadsToTheEnd() async throws {
+        let stub = StubTransport()
+        stub.on(.get, "/rooms/7", respond: .webSocket { peer in
+            for index in 0..<20 { try await peer.send(.text("\(index)")) }
+        })
+        var received: [WebSocketMessage] = []
+        for try await message in try await Session(transport: stub).webSocket(url).messages {
+            received.append(message)
+            await Task.yield()
+        }
+        #expect(received == (0..<20).map { .text("\($0)") }, "the loop holds the socket: nothing closes it early")
+    }
+
     @Test func aDroppedConnectionFailsTheReaderWith1006() async throws {
         let stub = StubTransport()
         stub.on(.get, "/rooms/7", respond: .webSocket { peer in peer.drop() })

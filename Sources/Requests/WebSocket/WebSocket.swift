@@ -25,7 +25,7 @@ public final class WebSocket: Sendable {
     /// The extensions the server agreed to (`Sec-WebSocket-Extensions`), such as
     /// `permessage-deflate; server_no_context_takeover`.
     public let extensions: [String]
-    private let connection: any WebSocketConnection
+    fileprivate let connection: any WebSocketConnection
 
     init(response: Response, connection: any WebSocketConnection) {
         self.response = response
@@ -45,7 +45,7 @@ public final class WebSocket: Sendable {
 
     /// The messages as they arrive; the sequence ends after the close handshake and throws
     /// ``WebSocketError`` when the connection fails. One reader at a time.
-    public var messages: Messages { Messages(connection: connection) }
+    public var messages: Messages { Messages(socket: self) }
 
     /// How the connection ended, or `nil` while it is open.
     public var closure: WebSocketClosure? { connection.closure }
@@ -110,16 +110,16 @@ public final class WebSocket: Sendable {
     public struct Messages: AsyncSequence, Sendable {
         /// Each element is one whole message.
         public typealias Element = WebSocketMessage
-        let connection: any WebSocketConnection
+        let socket: WebSocket
 
         /// An iterator over the messages.
         ///
         /// - Returns: The iterator.
-        public func makeAsyncIterator() -> Iterator { Iterator(connection: connection) }
+        public func makeAsyncIterator() -> Iterator { Iterator(socket: socket) }
 
         /// Reads the next message from the connection.
         public struct Iterator: AsyncIteratorProtocol {
-            let connection: any WebSocketConnection
+            let socket: WebSocket
 
             /// The next message, or `nil` after the close.
             ///
@@ -127,7 +127,7 @@ public final class WebSocket: Sendable {
             /// - Throws: ``WebSocketError`` when the connection failed; `CancellationError`
             ///   when the reading task is cancelled (the connection then closes with 1001).
             public mutating func next() async throws -> WebSocketMessage? {
-                let connection = connection
+                let connection = socket.connection
                 return try await withTaskCancellationHandler {
                     try await connection.receive()
                 } onCancel: {
