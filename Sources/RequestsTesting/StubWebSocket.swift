@@ -103,11 +103,14 @@ final class StubWebSocketConnection: WebSocketConnection {
         }
     }
 
-    func ping() async throws {
+    /// The scripted peer answers every ping at once, as a server's WebSocket layer does.
+    func ping(timeout: Duration) async throws {
         if let closure = peer.closure { throw WebSocketError(closure, detail: "a ping on a closed connection") }
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
+        // As over a real engine: what the peer sends after this side's close is dropped.
+        peer.toClient.drain()
         peer.end(WebSocketClosure(code: code, reason: reason, byPeer: false), error: nil)
     }
 

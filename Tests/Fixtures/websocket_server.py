@@ -19,6 +19,8 @@ Routes (a query of ?id=X names the connection for /report):
   /abort?after=A        echo A messages, then drop the TCP connection without a close frame
   /deaf                 read and never answer a close (the client's close must time out)
   /silent               accept, never send, never read: a slow peer for back-pressure
+  /nopong?id=X          echo, but answer no ping (a peer whose keep-alive pong never comes);
+                        /report gives {pings} too
   /count                reads messages and counts them, without answering; /report gives the count
   /report?id=X          one text message: JSON of what connection X recorded
   /auth                 401 unless "Authorization: Bearer fresh"
@@ -42,6 +44,7 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Opcode
 from websockets.http11 import Response
 
 RECORDS = {}
@@ -164,6 +167,19 @@ async def handler(ws):
             # Stops reading: the client's sends fill the socket buffers and then wait.
             ws.transport.pause_reading()
             await asyncio.sleep(3600)
+        elif route == "/nopong":
+            record["pings"] = 0
+            send_frame = ws.protocol.send_frame
+
+            def without_pongs(frame):
+                # The protocol answers each ping from inside; drop those answers, count the pings.
+                if frame.opcode is Opcode.PONG:
+                    record["pings"] += 1
+                    return
+                send_frame(frame)
+
+            ws.protocol.send_frame = without_pongs
+            await echo(ws, record=record)
         elif route == "/count":
             async for _ in ws:
                 record["messages"] += 1

@@ -24,7 +24,7 @@ import Testing
         var messages = socket.messages.makeAsyncIterator()
         #expect(try await messages.next() == .text("hi"))
         #expect(try await messages.next() == .binary(Data([1, 2, 3])))
-        await socket.close(WebSocketCloseCode(rawValue: 4000), reason: "bye")
+        try await socket.close(WebSocketCloseCode(rawValue: 4000), reason: "bye")
         let deadline = ContinuousClock.now + .seconds(30)
         while seen.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(seen.withLock { $0 } == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4000), reason: "bye", byPeer: false))

@@ -11,7 +11,7 @@ import Testing
         let socket = try await socketSession().webSocket(try socketURL("/report?id=\(id)"))
         var messages = socket.messages.makeAsyncIterator()
         let report = try #require(try await messages.next()).decode(Sent.self)
-        await socket.close()
+        try await socket.close()
         return report.sent ?? 0
     }
 
@@ -64,7 +64,7 @@ import Testing
             stalled = now
         }
         #expect(stalled < 1000, "the sender waits once the socket buffers are full (\(stalled) of 4,000 sent)")
-        await socket.close()
+        try await socket.close()
         sender.cancel()
         _ = await sender.result
     }

@@ -17,7 +17,7 @@ import Testing
     @Test func theClientClosesAndTheServerSeesItsCode() async throws {
         let id = UUID().uuidString
         let socket = try await socketSession().webSocket(try socketURL("/echo?id=\(id)"))
-        let closure = await socket.close(WebSocketCloseCode(rawValue: 4001), reason: "done here")
+        let closure = try await socket.close(WebSocketCloseCode(rawValue: 4001), reason: "done here")
         #expect(closure.code == WebSocketCloseCode(rawValue: 4001), "the server's answer repeats the code")
         #expect(closure.byPeer == false)
         let report = try await self.report(id)
@@ -42,7 +42,7 @@ import Testing
         options.closeTimeout = .milliseconds(300)
         let socket = try await socketSession().webSocket(try socketURL("/deaf"), configuration: options)
         let started = ContinuousClock.now
-        let closure = await socket.close()
+        let closure = try await socket.close()
         let took = ContinuousClock.now - started
         #expect(closure.code == .abnormalClosure || closure.code == .normalClosure, "\(closure)")
         #expect(took >= .milliseconds(300), "it waited for the answer")
@@ -92,6 +92,7 @@ import Testing
         let close_code: Int?
         let close_reason: String?
         let messages: Int?
+        var pings: Int?
     }
 
     /// What the server recorded of connection `id`, once that connection has ended.
@@ -101,7 +102,7 @@ import Testing
             let socket = try await socketSession().webSocket(try socketURL("/report?id=\(id)"))
             var messages = socket.messages.makeAsyncIterator()
             let report = try #require(try await messages.next()).decode(Report.self)
-            await socket.close()
+            try await socket.close()
             if report.close_code != nil || ContinuousClock.now > deadline { return report }
             try await Task.sleep(for: .milliseconds(20))
         }

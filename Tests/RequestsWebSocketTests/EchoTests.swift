@@ -23,7 +23,7 @@ import Testing
             #expect(try await messages.next() == .binary(bytes), "binary of \(size) bytes")
             #expect(try await messages.next() == .text(text), "text of \(size) bytes")
         }
-        let closure = await socket.close()
+        let closure = try await socket.close()
         #expect(closure.code == .normalClosure)
         #expect(closure.byPeer == false)
     }
@@ -36,7 +36,7 @@ import Testing
         let message = try #require(try await messages.next())
         #expect(message == .text(#"{"price":12.5,"symbol":"ACME"}"#), "sorted keys: the same bytes every run")
         #expect(try message.decode(Quote.self) == Quote(symbol: "ACME", price: 12.5))
-        await socket.close()
+        try await socket.close()
     }
 
     @Test(arguments: ["text", "binary"])
@@ -48,7 +48,7 @@ import Testing
         case .text(let text): #expect(type == "text" && text == String(repeating: "é", count: 150_000))
         case .binary(let data): #expect(type == "binary" && data == Data((0..<300_000).map { UInt8($0 % 251) }))
         }
-        await socket.close()
+        try await socket.close()
     }
 
     @Test func subprotocolAndHandshakeFieldsReachTheCaller() async throws {
@@ -62,7 +62,7 @@ import Testing
         #expect(info.headers["x-client"] == "tests")
         #expect(info.headers["sec-websocket-protocol"] == "superchat, chat")
         #expect(info.subprotocol == "superchat")
-        await socket.close()
+        try await socket.close()
     }
 
     @Test func aSubprotocolThatWasNotOfferedIsRefused() async throws {

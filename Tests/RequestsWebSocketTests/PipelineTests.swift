@@ -32,7 +32,7 @@ import Testing
         #expect(try await first(socket) == "after refresh")
         #expect(tokens.refreshes.withLock { $0 } == 1)
         #expect(try await counts().unauthorized == before + 1)
-        await socket.close()
+        try await socket.close()
     }
 
     @Test func a503BeforeTheUpgradeIsRetried() async throws {
@@ -42,7 +42,7 @@ import Testing
         try await socket.send("after retry")
         #expect(try await first(socket) == "after retry")
         #expect(try await counts().flaky == before + 1)
-        await socket.close()
+        try await socket.close()
     }
 
     @Test func aRedirectIsFollowed() async throws {
@@ -52,7 +52,7 @@ import Testing
         try await socket.send("redirected")
         #expect(try await first(socket) == "redirected")
         #expect(try await counts().redirects == before + 1)
-        await socket.close()
+        try await socket.close()
     }
 
     @Test func aRedirectIsNotFollowedWhenThePolicySaysSo() async throws {
@@ -67,10 +67,10 @@ import Testing
         let session = socketSession()
         let first = try await session.webSocket(try socketURL("/cookie"))
         #expect(try await self.first(first) == "cookie=", "none yet")
-        await first.close()
+        try await first.close()
         let second = try await session.webSocket(try socketURL("/cookie"))
         #expect(try await self.first(second) == "cookie=ws-session=abc")
-        await second.close()
+        try await second.close()
     }
 
     @Test func aRelativeURLTakesTheServerEnvironmentsBase() async throws {
@@ -79,14 +79,14 @@ import Testing
         let socket = try await session.webSocket("/echo")
         try await socket.send("relative")
         #expect(try await first(socket) == "relative")
-        await socket.close()
+        try await socket.close()
     }
 
     @Test func monitorsSeeTheHandshake() async throws {
         let monitor = Recorder()
         let session = Session(transport: engine, monitors: [monitor])
         let socket = try await session.webSocket(try socketURL("/echo"))
-        await socket.close()
+        try await socket.close()
         #expect(monitor.statuses.withLock { $0 } == [101])
         #expect(monitor.urls.withLock { $0 }.first?.scheme == "http", "the handshake is HTTP")
     }

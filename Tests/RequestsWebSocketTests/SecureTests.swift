@@ -28,7 +28,7 @@ import Testing
         try await socket.send("over TLS")
         var messages = socket.messages.makeAsyncIterator()
         #expect(try await messages.next() == .text("over TLS"))
-        await socket.close()
+        try await socket.close()
         try await transport.shutdown()
     }
 
@@ -45,7 +45,7 @@ import Testing
         let certificates = try await TLSCertificates.shared.value
         let pinned = try await transport(pins: ["localhost": [certificates.serverPin]])
         let socket = try await Session(transport: pinned).webSocket(try await wss("/echo"))
-        await socket.close()
+        try await socket.close()
         try await pinned.shutdown()
 
         let wrong = try await transport(pins: ["localhost": [Data(repeating: 0xAB, count: 32).base64EncodedString()]])

@@ -34,7 +34,7 @@ func firstText(_ path: String) async throws -> String {
     let socket = try await session.webSocket(base + path)
     for try await message in socket.messages {
         if case .text(let text) = message {
-            await socket.close()
+            try await socket.close()
             return text
         }
     }

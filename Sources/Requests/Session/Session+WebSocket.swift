@@ -69,7 +69,10 @@ extension Session {
             if let connection = upgrade.take() { await connection.close(code: .goingAway, reason: "") }
             throw error
         }
-        guard stream.response.statusCode == 101, let connection = upgrade.take() else {
+        // Taken first: a connection delivered with any other status is closed, not left open.
+        let delivered = upgrade.take()
+        guard stream.response.statusCode == 101, let connection = delivered else {
+            if let delivered { await delivered.close(code: .protocolError, reason: "") }
             let body = (try? await stream.body.collect(upTo: 64 << 10)) ?? Data()
             throw RequestError(
                 .unacceptableStatusCode, response: stream.response.with(data: body),
@@ -78,7 +81,7 @@ extension Session {
         }
         let socket = WebSocket(response: stream.response, connection: connection)
         if let chosen = socket.subprotocol, !protocols.contains(chosen) {
-            await socket.close(.protocolError, reason: "subprotocol not offered")
+            await connection.close(code: .protocolError, reason: "subprotocol not offered")
             throw WebSocketError(
                 WebSocketClosure(code: .protocolError, byPeer: false),
                 detail: "the server chose the subprotocol \"\(chosen)\", which was not offered (\(protocols))"
@@ -127,10 +130,10 @@ extension Session {
         )
         do {
             let value = try await body(socket)
-            await socket.close(.normalClosure)
+            try await socket.close(.normalClosure)
             return value
         } catch {
-            await socket.close(.goingAway)
+            _ = try? await socket.close(.goingAway)
             throw error
         }
     }

@@ -84,24 +84,46 @@ public final class WebSocket: Sendable {
         try await connection.send(.json(value, encoder: encoder))
     }
 
-    /// Sends a ping and waits for the pong.
+    /// Sends a ping and waits for its pong, at most `timeout`. A peer that sends no pong by then
+    /// is taken for gone: the connection is dropped (1006) and the error says so.
     ///
-    /// - Throws: ``WebSocketError`` when the connection is closed or failed.
-    public func ping() async throws {
-        try await connection.ping()
+    /// - Parameter timeout: How long to wait for the pong; 10 seconds by default.
+    /// - Throws: ``WebSocketError`` when the connection is closed or failed, or no pong came.
+    public func ping(timeout: Duration = .seconds(10)) async throws {
+        try await connection.ping(timeout: timeout)
     }
 
+    /// The longest close reason a close frame holds, in bytes of UTF-8 (RFC 6455 §5.5).
+    public static let maximumCloseReasonSize = 123
+
     /// Closes the connection: sends a close frame and waits for the peer's (at most
-    /// ``WebSocketOptions/closeTimeout``). Messages that arrive meanwhile are dropped.
+    /// ``WebSocketOptions/closeTimeout``). Messages that arrive meanwhile are dropped. A second
+    /// close waits for the first one's end.
     ///
     /// - Parameters:
-    ///   - code: The code; 1000 (normal closure) by default.
+    ///   - code: The code; 1000 (normal closure) by default. It must be one an endpoint may
+    ///     send (``WebSocketCloseCode/isSendable``).
     ///   - reason: The reason; at most 123 bytes of UTF-8.
     /// - Returns: How the connection ended.
+    /// - Throws: ``WebSocketError`` when the code may not be sent or the reason is too long;
+    ///   nothing is sent then, and the connection stays open.
     @discardableResult
-    public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async -> WebSocketClosure {
+    public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async throws -> WebSocketClosure {
+        try Self.validate(code, reason: reason)
         await connection.close(code: code, reason: reason)
         return connection.closure ?? WebSocketClosure(code: code, reason: reason, byPeer: false)
+    }
+
+    /// Throws unless `code` and `reason` fit a close frame.
+    static func validate(_ code: WebSocketCloseCode, reason: String) throws {
+        let open = WebSocketClosure(code: code, reason: reason, byPeer: false)
+        guard code.isSendable else {
+            throw WebSocketError(open, detail: "the close code \(code) may not be sent (RFC 6455 §7.4: 1000–1003, 1007–1014, 3000–4999)")
+        }
+        let size = reason.utf8.count
+        guard size <= maximumCloseReasonSize else {
+            throw WebSocketError(open, detail: "the close reason is \(size) bytes of UTF-8; a close frame holds at most \(maximumCloseReasonSize)")
+        }
     }
 
     // MARK: Messages

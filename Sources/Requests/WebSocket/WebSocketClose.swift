@@ -35,6 +35,16 @@ public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomSt
     /// 1011: the server met a condition it did not expect.
     public static let internalServerError = WebSocketCloseCode(rawValue: 1011)
 
+    /// Whether an endpoint may send the code in a close frame (RFC 6455 §7.4): 1000–1003,
+    /// 1007–1014 and 3000–4999; 1005, 1006 and 1015 only report what happened, and the rest are
+    /// reserved.
+    public var isSendable: Bool {
+        switch rawValue {
+        case 1000...1003, 1007...1014, 3000...4999: true
+        default: false
+        }
+    }
+
     /// The number and, for a code RFC 6455 names, its name: `1000 (normal closure)`.
     public var description: String {
         let names: [UInt16: String] = [

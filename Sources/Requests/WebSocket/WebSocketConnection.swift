@@ -23,10 +23,13 @@ public protocol WebSocketConnection: AnyObject, Sendable {
     /// - Throws: ``WebSocketError`` when the connection is closed or failed.
     func send(_ message: WebSocketMessage) async throws
 
-    /// Sends a ping and waits for its pong.
+    /// Sends a ping and waits for its pong, at most `timeout`; when none came by then, drops the
+    /// connection (a peer that does not answer would not answer a close either) and throws.
     ///
-    /// - Throws: ``WebSocketError`` when the connection is closed or failed.
-    func ping() async throws
+    /// - Parameter timeout: How long to wait for the pong.
+    /// - Throws: ``WebSocketError`` when the connection is closed or failed, or no pong came
+    ///   (1006, saying so); `CancellationError`.
+    func ping(timeout: Duration) async throws
 
     /// Starts the close handshake, if not begun, and waits until the connection is closed (the
     /// peer's answer, or the close timeout).

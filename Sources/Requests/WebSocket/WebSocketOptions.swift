@@ -21,9 +21,13 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// How many received messages wait for the reader before the connection stops reading from
     /// the socket (the peer then feels the back-pressure). 16 by default.
     public var bufferedMessages: Int = 16
-    /// When set, a ping goes out this long after the last one; a pong that has not come by the
-    /// next ping fails the connection. Off by default.
+    /// When set, a keep-alive ping goes out this long after the last one was answered; a pong
+    /// that has not come within ``pongTimeout`` fails the connection (1006, and an error that
+    /// says no pong came). Off by default.
     public var pingInterval: Duration?
+    /// How long a keep-alive ping waits for its pong; `nil` (the default) waits one
+    /// ``pingInterval``.
+    public var pongTimeout: Duration?
     /// How long a close waits for the peer's answering close before the connection is dropped.
     /// 10 seconds by default.
     public var closeTimeout: Duration = .seconds(10)

@@ -27,20 +27,25 @@ final class NIOWebSocketConnection: WebSocketConnection {
         var endWaiters: [CheckedContinuation<Void, Never>] = []
         /// Whether this side sent a close first.
         var closedHere = false
+        /// Why this side dropped the connection (a ping without its pong), when it did.
+        var dropped: String?
+        /// The keep-alive pings, when ``WebSocketOptions/pingInterval`` is set.
+        var keepAlive: Task<Void, Never>?
     }
 
     let options: WebSocketOptions
     private let channel: any Channel
     private let inbox: MessageInbox
     /// Invariant: `writer` is set once, before any waiter is resumed; `closure` is set once,
-    /// when the handler ended, and every end waiter is then resumed (after unlocking).
+    /// when the handler ended, and every waiter is then resumed and the keep-alive task
+    /// cancelled (after unlocking).
     private let state = Guarded(State())
 
-    private let frameErrors: FrameErrors
+    private let watch: SocketWatch
 
-    init(channel: any Channel, options: WebSocketOptions, frameErrors: FrameErrors) {
+    init(channel: any Channel, options: WebSocketOptions, watch: SocketWatch) {
         self.channel = channel
-        self.frameErrors = frameErrors
+        self.watch = watch
         self.options = options
         inbox = MessageInbox(limit: options.bufferedMessages)
     }
@@ -51,6 +56,24 @@ final class NIOWebSocketConnection: WebSocketConnection {
     /// goes on in a task of its own.
     func start(_ asyncChannel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, extensions: [any WebSocketExtension]) async {
         Task { await self.run(asyncChannel, extensions: extensions) }
+        if let interval = options.pingInterval {
+            // A task of its own, not swift-websocket's auto-ping: a missing pong then fails the
+            // connection with an error that says so, and pings share one mechanism.
+            let timeout = options.pongTimeout ?? interval
+            let keepAlive = Task { [weak self] in
+                while true {
+                    do { try await Task.sleep(for: interval) } catch { return }
+                    guard let self, self.closure == nil else { return }
+                    do { try await self.ping(timeout: timeout) } catch { return }
+                }
+            }
+            let late = state.withLock { state -> Task<Void, Never>? in
+                if state.closure != nil { return keepAlive }
+                state.keepAlive = keepAlive
+                return nil
+            }
+            late?.cancel()
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.writer != nil || state.closure != nil { return true }
@@ -64,7 +87,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
     private func run(_ asyncChannel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, extensions: [any WebSocketExtension]) async {
         let configuration = WebSocketHandler.Configuration(
             extensions: extensions,
-            autoPing: options.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
+            autoPing: .disabled,
             closeTimeout: options.closeTimeout,
             validateUTF8: true,
             maxFrameSize: options.frameLimit
@@ -85,7 +108,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
         } catch {
             failure = error
         }
-        end(frame: frame, failure: failure, refused: frameErrors.code)
+        end(frame: frame, failure: failure, refused: watch.code)
     }
 
     private func attach(_ writer: WebSocketOutboundWriter) {
@@ -98,10 +121,14 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
 
     private func end(frame: WebSocketCloseFrame?, failure: (any Error)?, refused: WebSocketCloseCode?) {
-        let (closure, error, waiters) = state.withLock { state -> (WebSocketClosure, WebSocketError?, [CheckedContinuation<Void, Never>]) in
+        let (closure, error, waiters, keepAlive) = state.withLock {
+            state -> (WebSocketClosure, WebSocketError?, [CheckedContinuation<Void, Never>], Task<Void, Never>?) in
             let closure: WebSocketClosure
             var error: WebSocketError?
-            if let frame, failure == nil || state.closedHere {
+            if let dropped = state.dropped {
+                closure = WebSocketClosure(code: .abnormalClosure, byPeer: false)
+                error = WebSocketError(closure, detail: dropped)
+            } else if let frame, failure == nil || state.closedHere {
                 closure = WebSocketClosure(code: Self.code(frame.closeCode), reason: frame.reason ?? "", byPeer: !state.closedHere)
             } else if let code = refused ?? failure.flatMap(Self.closeCode(of:)) {
                 closure = WebSocketClosure(code: code, byPeer: false)
@@ -115,10 +142,12 @@ final class NIOWebSocketConnection: WebSocketConnection {
             defer {
                 state.endWaiters = []
                 state.attachWaiters = []
+                state.keepAlive = nil
             }
-            return (closure, error, state.endWaiters + state.attachWaiters)
+            return (closure, error, state.endWaiters + state.attachWaiters, state.keepAlive)
         }
-        _ = closure
+        keepAlive?.cancel()
+        watch.closed(error ?? WebSocketError(closure, detail: "the connection closed before the pong"))
         inbox.finish(error)
         for waiter in waiters { waiter.resume() }
     }
@@ -131,17 +160,23 @@ final class NIOWebSocketConnection: WebSocketConnection {
         try await inbox.pop()
     }
 
+    /// The writer while the connection is open and this side has not closed it.
+    private func openWriter(_ what: String) throws -> WebSocketOutboundWriter {
+        let (writer, closure, closedHere) = state.withLock { ($0.writer, $0.closure, $0.closedHere) }
+        if let writer, closure == nil, !closedHere { return writer }
+        let ended = closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false)
+        throw WebSocketError(ended, detail: closedHere && closure == nil ? "\(what) after close()" : "\(what) on a closed connection")
+    }
+
+    private var endedOrDropped: WebSocketClosure { closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false) }
+
     func send(_ message: Requests.WebSocketMessage) async throws {
-        let (writer, closure) = state.withLock { ($0.writer, $0.closure) }
-        guard let writer, closure == nil else {
-            let ended = closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false)
-            throw WebSocketError(ended, detail: "a message was sent on a closed connection")
-        }
+        let writer = try openWriter("a message was sent")
         // The async writer hands each frame to the event loop and returns before the loop has
         // written it, so a fast sender could queue every message ahead of a slow socket. Each send
         // returns once the loop has taken its frames (a turn of the loop after them), and waits
         // while the channel is above its high-water mark: a peer that does not read holds it.
-        await frameErrors.untilWritable()
+        try await watch.untilWritable()
         do {
             switch message {
             case .text(let text): try await writer.writeTextMessage(text)
@@ -151,29 +186,52 @@ final class NIOWebSocketConnection: WebSocketConnection {
         } catch let error as CancellationError {
             throw error
         } catch {
-            let ended = self.closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false)
-            throw WebSocketError(ended, detail: "the message could not be sent (\(error))")
+            throw WebSocketError(endedOrDropped, detail: "the message could not be sent (\(error))")
         }
     }
 
-    func ping() async throws {
-        guard let writer = state.withLock({ $0.closure == nil ? $0.writer : nil }) else {
-            throw WebSocketError(closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false), detail: "a ping on a closed connection")
-        }
+    func ping(timeout: Duration) async throws {
+        let writer = try openWriter("a ping")
+        let (id, payload) = watch.expectPong()
         do {
-            try await writer.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())))
+            try await writer.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(bytes: payload))))
         } catch {
-            throw WebSocketError(closure ?? WebSocketClosure(code: .abnormalClosure, byPeer: false), detail: "the ping could not be sent (\(error))")
+            watch.forget(id)
+            throw WebSocketError(endedOrDropped, detail: "the ping could not be sent (\(error))")
         }
+        let closedError = WebSocketError(WebSocketClosure(code: .abnormalClosure, byPeer: false), detail: "the connection closed before the pong")
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await self.watch.waitForPong(id, closedError: closedError)
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        if answered { return }
+        // The peer is gone or stuck: a close handshake would wait for it too. Drop the connection.
+        let detail = "no pong came within \(timeout) of a ping"
+        state.withLock { if $0.closure == nil, $0.dropped == nil { $0.dropped = detail } }
+        channel.close(promise: nil)
+        await ended()
+        throw WebSocketError(endedOrDropped, detail: detail)
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
         let writer = state.withLock { state -> WebSocketOutboundWriter? in
-            guard state.closure == nil else { return nil }
+            guard state.closure == nil, !state.closedHere else { return nil }
             state.closedHere = true
             return state.writer
         }
-        guard let writer else { return }
+        guard let writer else {
+            // A second close waits for the first one's end.
+            await ended()
+            return
+        }
         inbox.drain()
         // The peer's answering close ends the handler; past the timeout (which also bounds the
         // close frame's own write, behind a peer that does not read), the connection is dropped.

@@ -21,7 +21,7 @@ import WSCompression
 struct WebSocketHandshake {
     /// What the upgrade gave.
     enum Outcome: Sendable {
-        case upgraded(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPResponseHead, [any WebSocketExtension], FrameErrors)
+        case upgraded(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPResponseHead, [any WebSocketExtension], SocketWatch)
         case refused(NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>)
     }
 
@@ -36,17 +36,25 @@ struct WebSocketHandshake {
 
     func run() async throws -> (ResponseHead, ResponseBody) {
         let url = request.url
-        guard let host = url.host, !host.isEmpty else {
+        guard var host = url.host, !host.isEmpty else {
             throw TransportError(.other, detail: "the WebSocket URL \(url) has no host")
         }
+        // An IPv6 literal is connected to bare and written in brackets in `Host`.
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let secure = url.scheme?.lowercased() == "https"
         let port = url.port ?? (secure ? 443 : 80)
-        let channel = try await connect(host: host, port: port, secure: secure)
+        let (channel, tlsDone) = try await connect(host: host, port: port, secure: secure)
+        // From here on the trip's cancel, the task's and every failure close the connection:
+        // the TLS handshake and the pin check included.
         let closer = ChannelCloser(channel)
         request.handle.onCancel { closer.close() }
         do {
             return try await withTaskCancellationHandler {
-                try await handshake(on: channel, host: host, port: port, secure: secure, closer: closer)
+                if let tlsDone {
+                    try await tlsDone.futureResult.get()
+                    if let pins { try await pins.verify(channel).get() }
+                }
+                return try await handshake(on: channel, host: host, port: port, secure: secure, closer: closer)
             } onCancel: {
                 closer.close()
             }
@@ -56,7 +64,8 @@ struct WebSocketHandshake {
         }
     }
 
-    private func connect(host: String, port: Int, secure: Bool) async throws -> any Channel {
+    /// Connects; for TLS, also gives the promise the TLS handshake completes.
+    private func connect(host: String, port: Int, secure: Bool) async throws -> (any Channel, EventLoopPromise<Void>?) {
         let sslContext = try secure ? NIOSSLContext(configuration: configuration.tls) : nil
         let serverName = Self.isIPAddress(host) ? nil : host
         let loop = group.next()
@@ -73,23 +82,12 @@ struct WebSocketHandshake {
                     }
                 }
             }
-        let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: host, port: port).get()
+            return (try await bootstrap.connect(host: host, port: port).get(), tlsDone)
         } catch {
             tlsDone?.fail(ChannelError.alreadyClosed)
             throw Self.classify(error)
         }
-        if let tlsDone {
-            do {
-                try await tlsDone.futureResult.get()
-                if let pins { try await pins.verify(channel).get() }
-            } catch {
-                channel.close(promise: nil)
-                throw Self.classify(error)
-            }
-        }
-        return channel
     }
 
     private func handshake(
@@ -107,7 +105,8 @@ struct WebSocketHandshake {
         for field in request.request.headers { headers.add(name: field.name, value: field.value) }
         if !headers.contains(name: "Host") {
             let defaultPort = secure ? 443 : 80
-            headers.add(name: "Host", value: port == defaultPort ? host : "\(host):\(port)")
+            let name = host.contains(":") ? "[\(host)]" : host
+            headers.add(name: "Host", value: port == defaultPort ? name : "\(name):\(port)")
         }
         for builder in builders {
             let offer = builder.clientRequestHeader()
@@ -123,12 +122,14 @@ struct WebSocketHandshake {
             channel.eventLoop.makeCompletedFuture {
                 // NIO's decoder answers a frame past the limit (1009) or a malformed one (1002)
                 // itself, and closes; the watch right behind it keeps which it was.
-                let errors = FrameErrors()
-                let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
-                try channel.pipeline.syncOperations.addHandler(FrameErrorWatch(errors), position: .after(decoder))
-                let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                // The extensions first: a server's answer they refuse fails before the channel is
+                // wrapped.
                 let extensions = try builders.buildClientExtensions(from: HTTPFields(head.headers, splitCookie: false))
-                return .upgraded(asyncChannel, head, extensions, errors)
+                let watch = SocketWatch()
+                let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                try channel.pipeline.syncOperations.addHandler(SocketWatchHandler(watch), position: .after(decoder))
+                let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                return .upgraded(asyncChannel, head, extensions, watch)
             }
         }
         let upgradeConfiguration = NIOTypedHTTPClientUpgradeConfiguration<Outcome>(
@@ -154,10 +155,10 @@ struct WebSocketHandshake {
         }.get()
         request.handle.responseStarted()
         switch outcome {
-        case .upgraded(let asyncChannel, let head, let extensions, let errors):
+        case .upgraded(let asyncChannel, let head, let extensions, let watch):
             // The channel is the connection's now: the trip's cancel no longer closes it.
             closer.disarm()
-            let connection = NIOWebSocketConnection(channel: asyncChannel.channel, options: options, frameErrors: errors)
+            let connection = NIOWebSocketConnection(channel: asyncChannel.channel, options: options, watch: watch)
             await connection.start(asyncChannel, extensions: extensions)
             upgrade.deliver(connection)
             let responseHead = ResponseHead(
@@ -219,8 +220,11 @@ struct WebSocketHandshake {
         return TransportError(.other, detail: "\(error)", underlyingError: error)
     }
 
+    /// `duration` as NIO's amount: at least zero, at most what an `Int64` of nanoseconds holds.
     static func amount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return .zero }
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .nanoseconds(.max) }
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
@@ -260,77 +264,6 @@ final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// What the channel handler right behind NIO's frame decoder saw: the close code of the first
-/// frame the decoder refused, and whether the channel takes more writes.
-final class FrameErrors: Sendable {
-    private struct State {
-        var refused: WebSocketCloseCode?
-        var writable = true
-        var closed = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    /// Invariant: `waiters` is empty while `writable` or `closed`; they are resumed after unlocking.
-    private let state = Guarded(State())
-
-    func record(_ code: WebSocketCloseCode) {
-        state.withLock { if $0.refused == nil { $0.refused = code } }
-    }
-
-    var code: WebSocketCloseCode? { state.withLock { $0.refused } }
-
-    /// The channel's writability changed, or it closed.
-    func writability(_ writable: Bool, closed: Bool = false) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.writable = writable
-            if closed { state.closed = true }
-            guard writable || state.closed else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Waits while the channel's buffer is above its high-water mark: the peer does not read.
-    func untilWritable() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.writable || state.closed { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
-}
-
-/// Sees the errors of NIO's frame decoder pass, and records their close code; follows the
-/// channel's writability for the senders.
-final class FrameErrorWatch: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias InboundOut = WebSocketFrame
-    private let errors: FrameErrors
-
-    init(_ errors: FrameErrors) { self.errors = errors }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? NIOWebSocketError {
-            errors.record(error == .invalidFrameLength ? .messageTooBig : .protocolError)
-        }
-        context.fireErrorCaught(error)
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        errors.writability(context.channel.isWritable)
-        context.fireChannelWritabilityChanged()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        errors.writability(false, closed: true)
-        context.fireChannelInactive()
-    }
-}
-
 /// Closes a channel once, from any thread.
 final class ChannelCloser: Sendable {
     private let channel: Guarded<(any Channel)?>
@@ -346,10 +279,11 @@ final class ChannelCloser: Sendable {
 
     /// Forgets the channel: a later ``close()`` does nothing.
     func disarm() {
-        _ = channel.withLock { held in
+        let taken = channel.withLock { held in
             defer { held = nil }
             return held
         }
+        releaseUnlocked(taken)
     }
 }
 #endif
